@@ -1,0 +1,295 @@
+//! Congestion control: one trait, one file per algorithm.
+//!
+//! The hooks mirror Linux's `struct tcp_congestion_ops` (include/net/tcp.h) so that an
+//! algorithm reads the same here and in a BPF struct_ops program:
+//!
+//! | Linux hook      | here                                  | called                                   |
+//! |-----------------|---------------------------------------|------------------------------------------|
+//! | `init`          | [`CongestionControl::init`]           | once, before the first segment           |
+//! | `ssthresh`      | [`CongestionControl::ssthresh`]       | on entering loss recovery or on a timeout |
+//! | `cong_avoid`    | [`CongestionControl::cong_avoid`]     | per ACK of new data, outside Recovery    |
+//! | `pkts_acked`    | [`CongestionControl::pkts_acked`]     | per ACK of new data, with the RTT sample |
+//! | `in_ack_event`  | [`CongestionControl::in_ack_event`]   | per ACK, duplicates included             |
+//! | `set_state`     | [`CongestionControl::set_state`]      | on every change of [`CaState`]           |
+//! | `cwnd_event`    | [`CongestionControl::cwnd_event`]     | on the events of [`CaEvent`]             |
+//! | `undo_cwnd`     | [`CongestionControl::undo_cwnd`]      | when a retransmission proves spurious    |
+//!
+//! Two hooks go beyond Linux because the papers need them: [`CongestionControl::retransmit_check`]
+//! (Vegas's fine-grained retransmission, Brakmo & Peterson 1995 section 3.1) and
+//! [`CongestionControl::loss_tag`] (Veno's loss classification, 001 section II-B, recorded
+//! beside the true cause of each loss).
+//!
+//! Windows are in packets and fractional, as in NS-2's `cwnd_`; the sender sends
+//! `floor(min(cwnd, rwnd))` packets.
+
+pub mod params;
+pub mod reno;
+
+use crate::config::ConfigError;
+use crate::sim::Time;
+pub use params::{parse_params, CcSpec};
+
+/// The sender's congestion state (Linux `enum tcp_ca_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Normal operation.
+    Open,
+    /// Duplicate ACKs seen, fewer than the fast-retransmit threshold.
+    Disorder,
+    /// Fast recovery after a fast retransmit.
+    Recovery,
+    /// Recovering after a retransmission timeout.
+    Loss,
+}
+
+/// Events outside the ACK path (Linux `enum tcp_ca_event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaEvent {
+    /// First transmission when nothing was in flight.
+    TxStart,
+    /// The retransmission timer expired (Linux `CA_EVENT_LOSS`).
+    Loss,
+    /// Fast recovery ended (Linux `CA_EVENT_COMPLETE_CWR`).
+    CompleteCwr,
+}
+
+/// How the sender repairs losses detected by duplicate ACKs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recovery {
+    /// Fast retransmit, then slow start from one segment (go-back-N).
+    Tahoe,
+    /// Fast retransmit and fast recovery with window inflation (RFC 5681 section 3.2).
+    Reno,
+    /// Reno plus partial-ACK handling (RFC 6582).
+    NewReno,
+}
+
+impl Recovery {
+    pub fn parse(s: &str) -> Option<Recovery> {
+        match s {
+            "tahoe" => Some(Recovery::Tahoe),
+            "reno" => Some(Recovery::Reno),
+            "newreno" => Some(Recovery::NewReno),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+        }
+    }
+}
+
+/// The narrow view of the sender that an algorithm reads and writes.
+///
+/// An algorithm changes `cwnd` and `ssthresh`; everything else is read-only information
+/// refreshed by the sender before every hook.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    /// Congestion window, packets.
+    pub cwnd: f64,
+    /// Slow-start threshold, packets.
+    pub ssthresh: f64,
+    /// Current simulated time.
+    pub now: Time,
+    pub ca_state: CaState,
+    /// Oldest unacknowledged segment.
+    pub snd_una: u32,
+    /// Next new segment to send (one past the highest sent).
+    pub snd_nxt: u32,
+    /// Segments outstanding (`snd_nxt - snd_una`).
+    pub in_flight: u32,
+    /// The peer's advertised window, packets.
+    pub rwnd: u32,
+    /// Whether the last send was limited by cwnd rather than by rwnd or the application
+    /// (Linux `tcp_is_cwnd_limited`; RFC 7661).
+    pub cwnd_limited: bool,
+    /// Smoothed RTT (RFC 6298), zero before the first sample.
+    pub srtt: Time,
+    /// Smallest RTT sample seen on the connection, `Time::MAX` before the first sample.
+    pub min_rtt: Time,
+    /// Most recent RTT sample.
+    pub latest_rtt: Time,
+    /// Current retransmission timeout.
+    pub rto: Time,
+    /// Segment payload size, bytes.
+    pub mss: u32,
+}
+
+impl CcState {
+    pub fn new(initial_cwnd: f64, initial_ssthresh: f64, mss: u32, rwnd: u32) -> Self {
+        CcState {
+            cwnd: initial_cwnd,
+            ssthresh: initial_ssthresh,
+            now: Time::ZERO,
+            ca_state: CaState::Open,
+            snd_una: 0,
+            snd_nxt: 0,
+            in_flight: 0,
+            rwnd,
+            cwnd_limited: true,
+            srtt: Time::ZERO,
+            min_rtt: Time::MAX,
+            latest_rtt: Time::ZERO,
+            rto: Time::from_secs_f64(1.0),
+            mss,
+        }
+    }
+
+    /// Whether the window is in slow start (Linux `tcp_in_slow_start`).
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// The window the sender may use: the smaller of cwnd and the advertised window.
+    pub fn effective_window(&self) -> f64 {
+        self.cwnd.min(self.rwnd as f64)
+    }
+}
+
+/// One ACK that acknowledged new data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckSample {
+    /// Segments newly acknowledged by this ACK.
+    pub acked: u32,
+    /// RTT measured from this ACK, if Karn's rule allows one.
+    pub rtt: Option<Time>,
+}
+
+/// Any ACK, duplicates included.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AckEvent {
+    /// The cumulative ACK number (next segment expected).
+    pub ack: u32,
+    /// Segments newly acknowledged (0 for a duplicate).
+    pub newly_acked: u32,
+    /// A duplicate ACK (no new data acknowledged while data is outstanding).
+    pub duplicate: bool,
+}
+
+/// What triggered a loss response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossKind {
+    /// The duplicate-ACK threshold was reached.
+    FastRetransmit,
+    /// The algorithm asked for a retransmission through `retransmit_check`.
+    EarlyRetransmit,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// Context of a loss response.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossInfo {
+    pub kind: LossKind,
+    /// The segment being retransmitted.
+    pub seq: u32,
+    /// Whether that segment had been retransmitted before.
+    pub already_retransmitted: bool,
+}
+
+/// When the sender asks whether a segment should be retransmitted early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbePoint {
+    /// The first duplicate ACK.
+    FirstDupAck,
+    /// The first or second new ACK after a retransmission (1 or 2).
+    NewAckAfterRetransmit(u8),
+}
+
+/// A question from the sender: retransmit `seq` now?
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RetransmitProbe {
+    pub point: ProbePoint,
+    /// The oldest unacknowledged segment, the one that would be retransmitted.
+    pub seq: u32,
+    /// When that segment was last transmitted.
+    pub sent_at: Time,
+    pub already_retransmitted: bool,
+}
+
+/// An algorithm's own account of a loss it responded to (Veno's "N < beta" test),
+/// recorded beside the true cause of the loss.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossTag {
+    /// The branch taken, e.g. "random" or "congestive".
+    pub label: &'static str,
+    /// The quantity the decision was based on, e.g. Veno's backlog N.
+    pub value: f64,
+}
+
+/// A congestion-control algorithm. See the module docs for when each hook runs.
+pub trait CongestionControl: Send {
+    /// Registry name ("reno", "vegas", ...).
+    fn name(&self) -> &'static str;
+
+    /// The loss recovery the algorithm's source paper assumes, used unless the scenario
+    /// names another.
+    fn default_recovery(&self) -> Recovery {
+        Recovery::NewReno
+    }
+
+    fn init(&mut self, _st: &mut CcState) {}
+
+    /// The new slow-start threshold on a loss (Linux `ssthresh`). The sender then sets
+    /// cwnd according to its recovery mode (ssthresh + 3 in fast recovery, the value of
+    /// [`CongestionControl::cwnd_after_timeout`] after a timeout, 1 in Tahoe).
+    fn ssthresh(&mut self, st: &CcState, loss: &LossInfo) -> f64;
+
+    /// Window growth on an ACK of new data outside fast recovery (Linux `cong_avoid`).
+    fn cong_avoid(&mut self, st: &mut CcState, acked: u32);
+
+    /// Per ACK of new data, with the RTT sample (Linux `pkts_acked`). Runs before `cong_avoid`.
+    fn pkts_acked(&mut self, _st: &mut CcState, _sample: &AckSample) {}
+
+    /// Per ACK, duplicates included (Linux `in_ack_event`). Runs first.
+    fn in_ack_event(&mut self, _st: &mut CcState, _ack: &AckEvent) {}
+
+    fn set_state(&mut self, _st: &mut CcState, _new: CaState) {}
+
+    fn cwnd_event(&mut self, _st: &mut CcState, _event: CaEvent) {}
+
+    /// The window to restore when a loss response proves spurious (Linux `undo_cwnd`).
+    fn undo_cwnd(&mut self, st: &CcState, prior_cwnd: f64) -> f64 {
+        st.cwnd.max(prior_cwnd)
+    }
+
+    /// Window after a retransmission timeout, packets (1 in RFC 5681; Vegas uses 2).
+    fn cwnd_after_timeout(&self) -> f64 {
+        1.0
+    }
+
+    /// Whether to retransmit the oldest unacknowledged segment now, before three
+    /// duplicate ACKs or a timeout (Vegas's fine-grained check).
+    fn retransmit_check(&mut self, _st: &CcState, _probe: &RetransmitProbe) -> bool {
+        false
+    }
+
+    /// The algorithm's classification of the loss it just responded to, if it makes one.
+    fn loss_tag(&self) -> Option<LossTag> {
+        None
+    }
+
+    /// Internal variables worth plotting (NewVegas's thresholds, CTCP's dwnd, ...),
+    /// sampled with the other time series.
+    fn variables(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Names the registry knows, for help texts and error messages.
+pub const ALGORITHMS: &[&str] = &["reno", "newreno", "tahoe"];
+
+/// Builds the algorithm a scenario names. `field` is the document path used in errors.
+pub fn build(spec: &CcSpec, field: &str) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    match spec.name.as_str() {
+        "reno" | "newreno" | "tahoe" => Ok(Box::new(reno::Reno::from_spec(spec, field)?)),
+        other => Err(ConfigError::new(
+            format!("{field}.name"),
+            format!(
+                "unknown congestion control {other:?}; known: {}",
+                ALGORITHMS.join(", ")
+            ),
+        )),
+    }
+}

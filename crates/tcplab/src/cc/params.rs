@@ -1,0 +1,86 @@
+//! Per-algorithm parameters, parsed from the scenario's `cc` table.
+
+use crate::config::ConfigError;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+/// An algorithm's name and its parameter table, as written in a scenario:
+/// `cc = "vegas"` or `cc = { name = "vegas", alpha = 2, beta = 4 }`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct CcSpec {
+    pub name: String,
+    #[serde(flatten)]
+    pub params: toml::Table,
+}
+
+impl CcSpec {
+    pub fn named(name: &str) -> Self {
+        CcSpec {
+            name: name.to_string(),
+            params: toml::Table::new(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CcSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Name(String),
+            Table(toml::Table),
+        }
+        match Raw::deserialize(d).map_err(|_| {
+            serde::de::Error::custom(
+                "expected an algorithm name or a table { name = \"...\", <parameters> }",
+            )
+        })? {
+            Raw::Name(name) => Ok(CcSpec::named(&name)),
+            Raw::Table(mut t) => match t.remove("name") {
+                Some(toml::Value::String(name)) => Ok(CcSpec { name, params: t }),
+                Some(_) => Err(serde::de::Error::custom("`name` must be a string")),
+                None => Err(serde::de::Error::custom(
+                    "missing `name` of the congestion control",
+                )),
+            },
+        }
+    }
+}
+
+/// Parses an algorithm's parameters into its options struct, naming the offending field
+/// (`flows[0].cc.alpha`) on an unknown key or a wrong type. Options structs use
+/// `#[serde(default, deny_unknown_fields)]` so every parameter is optional.
+pub fn parse_params<T: DeserializeOwned>(spec: &CcSpec, field: &str) -> Result<T, ConfigError> {
+    let value = toml::Value::Table(spec.params.clone());
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let at = if path == "." {
+            field.to_string()
+        } else {
+            format!("{field}.{path}")
+        };
+        ConfigError::new(
+            at,
+            format!("{} (parameters of {:?})", inner.message(), spec.name),
+        )
+    })
+}
+
+/// Checks a parameter against a range, for algorithms' `validate` functions.
+pub fn check_range(
+    field: &str,
+    name: &str,
+    value: f64,
+    lo: f64,
+    hi: f64,
+) -> Result<(), ConfigError> {
+    if value.is_finite() && value >= lo && value <= hi {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            format!("{field}.{name}"),
+            format!("{value} is out of range; allowed: {lo} to {hi}"),
+        ))
+    }
+}

@@ -1,0 +1,55 @@
+//! Scenario documents: the TOML schema, parsing with field paths, and validation.
+//!
+//! A document has four parts: `[simulation]` (duration, seed, what to record),
+//! `[topology]` (a preset or a list of nodes and links), `[tcp]` (defaults for every
+//! flow) and `[[flows]]`. See `docs/scenario.md` for the full reference.
+
+mod error;
+pub mod schema;
+pub mod units;
+mod validate;
+
+pub use error::ConfigError;
+pub use schema::*;
+pub use units::{Rate, Seconds};
+
+/// Parses and validates a TOML scenario document.
+pub fn parse_scenario(text: &str) -> Result<Scenario, ConfigError> {
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        ConfigError::new(
+            "",
+            format!("not valid TOML: {}", e.message())
+                .trim_end()
+                .to_string()
+                + &line_hint(text, e.span()),
+        )
+    })?;
+    let scenario: Scenario =
+        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            ConfigError::new(
+                if path == "." { String::new() } else { path },
+                inner.message().to_string(),
+            )
+        })?;
+    validate::validate(&scenario)?;
+    Ok(scenario)
+}
+
+fn line_hint(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    match span {
+        Some(r) => {
+            let line = text[..r.start.min(text.len())].matches('\n').count() + 1;
+            format!(" (line {line})")
+        }
+        None => String::new(),
+    }
+}
+
+impl Scenario {
+    /// The scenario as a canonical TOML document (every default written out).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).unwrap_or_default()
+    }
+}

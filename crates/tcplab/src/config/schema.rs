@@ -1,0 +1,311 @@
+//! The scenario document's types. Every struct denies unknown keys, so a typo is an
+//! error that names the key rather than a silently ignored setting.
+
+use super::units::{Rate, Seconds};
+use crate::cc::CcSpec;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub simulation: Simulation,
+    pub topology: Topology,
+    /// Defaults for every flow's TCP options; a flow's own `tcp` table overrides them.
+    #[serde(default)]
+    pub tcp: TcpOptions,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Simulation {
+    /// Simulated seconds to run.
+    pub duration: Seconds,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Interval of the cwnd and queue time series; 0 turns them off.
+    #[serde(default = "default_sample_interval")]
+    pub sample_interval: Seconds,
+    /// Window [start, end] over which goodput and link utilisation are measured;
+    /// default the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure: Option<[Seconds; 2]>,
+    /// Record every send, arrival and drop (large; for debugging and traces).
+    #[serde(default)]
+    pub event_log: bool,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_sample_interval() -> Seconds {
+    Seconds(0.1)
+}
+
+/// One direction's settings that may differ from the other's.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DirectionSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Seconds>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+}
+
+/// A duplex link. The top-level settings apply to both directions except `loss`, which
+/// applies to the forward direction (toward the receivers in presets, `a -> b` in a
+/// custom link); `reverse` overrides any setting for the other direction.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub rate: Rate,
+    pub delay: Seconds,
+    /// Queue limit in packets (excluding the packet being transmitted).
+    #[serde(default = "default_buffer")]
+    pub buffer: u32,
+    /// Optional additional limit in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_bytes: Option<u64>,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<DirectionSpec>,
+}
+
+fn default_buffer() -> u32 {
+    100
+}
+
+impl LinkSpec {
+    pub fn new(rate_bps: f64, delay_s: f64, buffer: u32) -> Self {
+        LinkSpec {
+            rate: Rate(rate_bps),
+            delay: Seconds(delay_s),
+            buffer,
+            buffer_bytes: None,
+            queue: QueueSpec::default(),
+            loss: None,
+            reverse: None,
+        }
+    }
+}
+
+/// A per-pair change to the access link of a dumbbell or chain sender.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct AccessOverride {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<Seconds>,
+    /// Delay of the receiver-side access link of this pair (default: the common one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_delay: Option<Seconds>,
+}
+
+/// The network. Presets name their nodes: senders `s0..`, routers `r0..`, receivers `d0..`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Topology {
+    /// `s_i -- r0 == r1 -- d_i`: one bottleneck between two routers.
+    Dumbbell {
+        pairs: u32,
+        bottleneck: LinkSpec,
+        #[serde(default = "default_access")]
+        access: LinkSpec,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pair_access: Vec<AccessOverride>,
+    },
+    /// `s_i -- r0 == r1 == ... == r_hops -- d_i`: a chain of identical bottleneck hops
+    /// (parking lot without cross traffic).
+    Chain {
+        hops: u32,
+        pairs: u32,
+        hop: LinkSpec,
+        #[serde(default = "default_access")]
+        access: LinkSpec,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pair_access: Vec<AccessOverride>,
+    },
+    /// `s_i -- r0 == d0`: many senders, one router, one receiver (003 fig. 1).
+    Star {
+        senders: u32,
+        bottleneck: LinkSpec,
+        #[serde(default = "default_access")]
+        access: LinkSpec,
+    },
+    /// Any graph: named nodes and duplex links; routes are shortest paths in hops.
+    Custom {
+        nodes: Vec<String>,
+        links: Vec<CustomLink>,
+    },
+}
+
+fn default_access() -> LinkSpec {
+    LinkSpec::new(100e6, 0.001, 1000)
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CustomLink {
+    /// The two ends, `[a, b]`; the forward direction is a -> b.
+    pub between: [String; 2],
+    #[serde(flatten)]
+    pub link: LinkSpec,
+    /// Record this link's queue in the time series.
+    #[serde(default = "default_true")]
+    pub monitor: bool,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// A queue discipline.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QueueSpec {
+    #[default]
+    Droptail,
+}
+
+/// Which packets a loss model hits.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LossApplies {
+    #[default]
+    Data,
+    Acks,
+    Both,
+}
+
+/// A random loss process on one link direction.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+pub enum LossSpec {
+    /// Each packet is lost independently with probability `p`.
+    Bernoulli {
+        p: f64,
+        #[serde(default)]
+        applies_to: LossApplies,
+    },
+}
+
+/// TCP options. Every field is optional; unset fields take the documented defaults.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpOptions {
+    /// Segment payload, bytes (default 1000, NS-2's packetSize_).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<u32>,
+    /// TCP/IP header bytes added on the wire to data and ACK packets (default 40).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub header_bytes: Option<u32>,
+    /// Receiver's advertised window, packets (default 100000: never limits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd: Option<u32>,
+    /// Initial congestion window, packets (default 2, RFC 5681 section 3.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_cwnd: Option<f64>,
+    /// Initial slow-start threshold, packets (default: unlimited).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<f64>,
+    /// Acknowledge every second segment (RFC 5681 section 4.2; default off, as NS-2's TCPSink).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    /// Delayed-ACK timer (default 100 ms, NS-2's interval_).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delack_timeout: Option<Seconds>,
+    /// Lower bound on the retransmission timeout (default 200 ms, as Linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Seconds>,
+    /// Upper bound on the retransmission timeout (default 60 s, RFC 6298 2.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Seconds>,
+    /// RTO before the first RTT sample (default 1 s, RFC 6298 2.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Seconds>,
+    /// Clock granularity G of RFC 6298 (default 1 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_granularity: Option<Seconds>,
+    /// Duplicate ACKs that trigger fast retransmit (default 3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_threshold: Option<u32>,
+}
+
+impl TcpOptions {
+    /// `self` with unset fields taken from `defaults`.
+    pub fn or(&self, defaults: &TcpOptions) -> TcpOptions {
+        TcpOptions {
+            mss: self.mss.or(defaults.mss),
+            header_bytes: self.header_bytes.or(defaults.header_bytes),
+            rwnd: self.rwnd.or(defaults.rwnd),
+            initial_cwnd: self.initial_cwnd.or(defaults.initial_cwnd),
+            initial_ssthresh: self.initial_ssthresh.or(defaults.initial_ssthresh),
+            delayed_ack: self.delayed_ack.or(defaults.delayed_ack),
+            delack_timeout: self.delack_timeout.or(defaults.delack_timeout),
+            min_rto: self.min_rto.or(defaults.min_rto),
+            max_rto: self.max_rto.or(defaults.max_rto),
+            initial_rto: self.initial_rto.or(defaults.initial_rto),
+            clock_granularity: self.clock_granularity.or(defaults.clock_granularity),
+            dupack_threshold: self.dupack_threshold.or(defaults.dupack_threshold),
+        }
+    }
+}
+
+/// When a flow starts: a fixed time or uniformly at random in a range.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum StartSpec {
+    At(Seconds),
+    Uniform { uniform: [Seconds; 2] },
+}
+
+impl Default for StartSpec {
+    fn default() -> Self {
+        StartSpec::At(Seconds(0.0))
+    }
+}
+
+/// One or more identical TCP flows.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// Name used in records and to seed the flow's random stream (default `flow<i>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub src: String,
+    pub dst: String,
+    /// Congestion control: a name, or `{ name = "...", <parameters> }`.
+    pub cc: CcSpec,
+    /// Loss recovery: tahoe, reno or newreno (default: the algorithm's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<String>,
+    /// Number of identical flows this entry stands for.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    #[serde(default)]
+    pub start: StartSpec,
+    /// When the application stops offering new data (default: never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Seconds>,
+    /// Transfer exactly this many bytes and record the completion time (default: bulk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+}
+
+fn default_count() -> u32 {
+    1
+}

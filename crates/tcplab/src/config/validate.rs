@@ -1,0 +1,506 @@
+//! Semantic checks beyond types: ranges, names that must exist, routes that must exist.
+
+use super::schema::*;
+use super::ConfigError;
+use crate::cc;
+use crate::net::routing::{adjacency, RouteTree};
+use crate::net::topology::expand;
+
+type Check = Result<(), ConfigError>;
+
+fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
+    ConfigError::new(field, msg)
+}
+
+fn finite_in(field: &str, v: f64, lo: f64, hi: f64, what: &str) -> Check {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(err(field, format!("{v} is not allowed; {what}")))
+    }
+}
+
+pub fn validate(s: &Scenario) -> Check {
+    let sim = &s.simulation;
+    let dur = sim.duration.0;
+    finite_in(
+        "simulation.duration",
+        dur,
+        1e-9,
+        1e7,
+        "must be a positive number of seconds up to 1e7",
+    )?;
+    finite_in(
+        "simulation.sample_interval",
+        sim.sample_interval.0,
+        0.0,
+        dur,
+        "must be between 0 (off) and the duration",
+    )?;
+    if sim.sample_interval.0 > 0.0 && sim.sample_interval.0 < 1e-6 {
+        return Err(err(
+            "simulation.sample_interval",
+            format!(
+                "{} s is too fine; use at least 1 us, or 0 to turn series off",
+                sim.sample_interval.0
+            ),
+        ));
+    }
+    if let Some([a, b]) = sim.measure {
+        finite_in(
+            "simulation.measure[0]",
+            a.0,
+            0.0,
+            dur,
+            "the window must start within the run",
+        )?;
+        finite_in(
+            "simulation.measure[1]",
+            b.0,
+            0.0,
+            dur,
+            "the window must end within the run",
+        )?;
+        if b.0 <= a.0 {
+            return Err(err(
+                "simulation.measure",
+                format!(
+                    "[{}, {}] is empty; the end must be after the start",
+                    a.0, b.0
+                ),
+            ));
+        }
+    }
+    validate_topology(&s.topology)?;
+    validate_tcp("tcp", &s.tcp)?;
+    if s.flows.is_empty() {
+        return Err(err("flows", "at least one [[flows]] entry is required"));
+    }
+    let graph = expand(&s.topology);
+    let adj = adjacency(&graph);
+    for (i, f) in s.flows.iter().enumerate() {
+        let field = format!("flows[{i}]");
+        validate_flow(&field, f, dur, &s.tcp)?;
+        let src = graph.node(&f.src).ok_or_else(|| {
+            err(
+                format!("{field}.src"),
+                format!(
+                    "no node named {:?}; nodes are {}",
+                    f.src,
+                    node_list(&graph.nodes)
+                ),
+            )
+        })?;
+        let dst = graph.node(&f.dst).ok_or_else(|| {
+            err(
+                format!("{field}.dst"),
+                format!(
+                    "no node named {:?}; nodes are {}",
+                    f.dst,
+                    node_list(&graph.nodes)
+                ),
+            )
+        })?;
+        if src == dst {
+            return Err(err(
+                format!("{field}.dst"),
+                format!(
+                    "{:?} is also the source; a flow needs two different nodes",
+                    f.dst
+                ),
+            ));
+        }
+        if RouteTree::new(&graph, &adj, src)
+            .path_to(&graph, dst)
+            .is_none()
+        {
+            return Err(err(
+                format!("{field}.dst"),
+                format!(
+                    "no route from {:?} to {:?}; the links do not connect them",
+                    f.src, f.dst
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn node_list(nodes: &[String]) -> String {
+    if nodes.len() <= 12 {
+        nodes.join(", ")
+    } else {
+        format!("{}, ... ({} in all)", nodes[..12].join(", "), nodes.len())
+    }
+}
+
+fn validate_link(field: &str, l: &LinkSpec) -> Check {
+    finite_in(
+        &format!("{field}.rate"),
+        l.rate.0,
+        1.0,
+        1e13,
+        "a rate must be positive (1 b/s to 10 Tb/s)",
+    )?;
+    finite_in(
+        &format!("{field}.delay"),
+        l.delay.0,
+        0.0,
+        100.0,
+        "a delay must be between 0 and 100 s",
+    )?;
+    if l.buffer == 0 {
+        return Err(err(
+            format!("{field}.buffer"),
+            "0 is not allowed; a queue holds at least 1 packet",
+        ));
+    }
+    if l.buffer_bytes == Some(0) {
+        return Err(err(
+            format!("{field}.buffer_bytes"),
+            "0 is not allowed; omit it for no byte limit",
+        ));
+    }
+    if let Some(loss) = &l.loss {
+        validate_loss(&format!("{field}.loss"), loss)?;
+    }
+    if let Some(r) = &l.reverse {
+        let rf = format!("{field}.reverse");
+        if let Some(rate) = r.rate {
+            finite_in(
+                &format!("{rf}.rate"),
+                rate.0,
+                1.0,
+                1e13,
+                "a rate must be positive (1 b/s to 10 Tb/s)",
+            )?;
+        }
+        if let Some(d) = r.delay {
+            finite_in(
+                &format!("{rf}.delay"),
+                d.0,
+                0.0,
+                100.0,
+                "a delay must be between 0 and 100 s",
+            )?;
+        }
+        if r.buffer == Some(0) {
+            return Err(err(
+                format!("{rf}.buffer"),
+                "0 is not allowed; a queue holds at least 1 packet",
+            ));
+        }
+        if let Some(loss) = &r.loss {
+            validate_loss(&format!("{rf}.loss"), loss)?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_loss(field: &str, loss: &LossSpec) -> Check {
+    match loss {
+        LossSpec::Bernoulli { p, .. } => finite_in(
+            &format!("{field}.p"),
+            *p,
+            0.0,
+            1.0,
+            "a probability must be between 0 and 1",
+        ),
+    }
+}
+
+fn validate_topology(t: &Topology) -> Check {
+    match t {
+        Topology::Dumbbell {
+            pairs,
+            bottleneck,
+            access,
+            pair_access,
+        } => {
+            positive("topology.pairs", *pairs)?;
+            validate_link("topology.bottleneck", bottleneck)?;
+            validate_link("topology.access", access)?;
+            validate_overrides(pair_access, *pairs)
+        }
+        Topology::Chain {
+            hops,
+            pairs,
+            hop,
+            access,
+            pair_access,
+        } => {
+            positive("topology.hops", *hops)?;
+            positive("topology.pairs", *pairs)?;
+            validate_link("topology.hop", hop)?;
+            validate_link("topology.access", access)?;
+            validate_overrides(pair_access, *pairs)
+        }
+        Topology::Star {
+            senders,
+            bottleneck,
+            access,
+        } => {
+            positive("topology.senders", *senders)?;
+            validate_link("topology.bottleneck", bottleneck)?;
+            validate_link("topology.access", access)
+        }
+        Topology::Custom { nodes, links } => {
+            if nodes.len() < 2 {
+                return Err(err("topology.nodes", "a network needs at least two nodes"));
+            }
+            for (i, n) in nodes.iter().enumerate() {
+                if n.is_empty() {
+                    return Err(err(
+                        format!("topology.nodes[{i}]"),
+                        "a node name cannot be empty",
+                    ));
+                }
+                if nodes[..i].contains(n) {
+                    return Err(err(
+                        format!("topology.nodes[{i}]"),
+                        format!("{n:?} is named twice; node names must be unique"),
+                    ));
+                }
+            }
+            for (i, l) in links.iter().enumerate() {
+                let f = format!("topology.links[{i}]");
+                for (j, end) in l.between.iter().enumerate() {
+                    if !nodes.contains(end) {
+                        return Err(err(
+                            format!("{f}.between[{j}]"),
+                            format!("no node named {end:?}; nodes are {}", node_list(nodes)),
+                        ));
+                    }
+                }
+                if l.between[0] == l.between[1] {
+                    return Err(err(
+                        format!("{f}.between"),
+                        "a link must join two different nodes",
+                    ));
+                }
+                validate_link(&f, &l.link)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+fn positive(field: &str, v: u32) -> Check {
+    if v == 0 {
+        Err(err(field, "0 is not allowed; at least 1 is required"))
+    } else if v > 1_000_000 {
+        Err(err(field, format!("{v} is more than the 1000000 allowed")))
+    } else {
+        Ok(())
+    }
+}
+
+fn validate_overrides(o: &[AccessOverride], pairs: u32) -> Check {
+    if o.len() > pairs as usize {
+        return Err(err(
+            "topology.pair_access",
+            format!(
+                "{} entries for {pairs} pairs; give at most one per pair",
+                o.len()
+            ),
+        ));
+    }
+    for (i, a) in o.iter().enumerate() {
+        if let Some(r) = a.rate {
+            finite_in(
+                &format!("topology.pair_access[{i}].rate"),
+                r.0,
+                1.0,
+                1e13,
+                "a rate must be positive",
+            )?;
+        }
+        if let Some(d) = a.delay {
+            finite_in(
+                &format!("topology.pair_access[{i}].delay"),
+                d.0,
+                0.0,
+                100.0,
+                "a delay must be between 0 and 100 s",
+            )?;
+        }
+        if let Some(d) = a.receiver_delay {
+            finite_in(
+                &format!("topology.pair_access[{i}].receiver_delay"),
+                d.0,
+                0.0,
+                100.0,
+                "a delay must be between 0 and 100 s",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
+    if let Some(m) = t.mss {
+        finite_in(
+            &format!("{field}.mss"),
+            m as f64,
+            1.0,
+            65_495.0,
+            "the payload must be 1 to 65495 bytes",
+        )?;
+    }
+    if let Some(h) = t.header_bytes {
+        finite_in(
+            &format!("{field}.header_bytes"),
+            h as f64,
+            0.0,
+            1000.0,
+            "headers must be 0 to 1000 bytes",
+        )?;
+    }
+    if t.rwnd == Some(0) {
+        return Err(err(
+            format!("{field}.rwnd"),
+            "0 is not allowed; the advertised window is at least 1 packet",
+        ));
+    }
+    if let Some(w) = t.initial_cwnd {
+        finite_in(
+            &format!("{field}.initial_cwnd"),
+            w,
+            1.0,
+            1e6,
+            "must be 1 to 1e6 packets",
+        )?;
+    }
+    if let Some(w) = t.initial_ssthresh {
+        finite_in(
+            &format!("{field}.initial_ssthresh"),
+            w,
+            2.0,
+            1e9,
+            "must be at least 2 packets",
+        )?;
+    }
+    for (name, v) in [
+        ("delack_timeout", t.delack_timeout),
+        ("min_rto", t.min_rto),
+        ("max_rto", t.max_rto),
+        ("initial_rto", t.initial_rto),
+    ] {
+        if let Some(v) = v {
+            finite_in(
+                &format!("{field}.{name}"),
+                v.0,
+                1e-6,
+                3600.0,
+                "must be between 1 us and 3600 s",
+            )?;
+        }
+    }
+    if let Some(g) = t.clock_granularity {
+        finite_in(
+            &format!("{field}.clock_granularity"),
+            g.0,
+            0.0,
+            10.0,
+            "must be between 0 and 10 s",
+        )?;
+    }
+    if let (Some(lo), Some(hi)) = (t.min_rto, t.max_rto) {
+        if hi.0 < lo.0 {
+            return Err(err(
+                format!("{field}.max_rto"),
+                format!("{} s is below min_rto {} s", hi.0, lo.0),
+            ));
+        }
+    }
+    if let Some(d) = t.dupack_threshold {
+        finite_in(
+            &format!("{field}.dupack_threshold"),
+            d as f64,
+            1.0,
+            1000.0,
+            "must be 1 to 1000",
+        )?;
+    }
+    Ok(())
+}
+
+fn validate_flow(field: &str, f: &FlowSpec, duration: f64, defaults: &TcpOptions) -> Check {
+    if let Some(n) = &f.name {
+        if n.is_empty() {
+            return Err(err(
+                format!("{field}.name"),
+                "a name cannot be empty; omit it for the default",
+            ));
+        }
+    }
+    positive(&format!("{field}.count"), f.count)?;
+    let latest_start = match &f.start {
+        StartSpec::At(t) => {
+            finite_in(
+                &format!("{field}.start"),
+                t.0,
+                0.0,
+                duration,
+                "a flow must start within the run",
+            )?;
+            t.0
+        }
+        StartSpec::Uniform { uniform: [a, b] } => {
+            finite_in(
+                &format!("{field}.start.uniform[0]"),
+                a.0,
+                0.0,
+                duration,
+                "a flow must start within the run",
+            )?;
+            finite_in(
+                &format!("{field}.start.uniform[1]"),
+                b.0,
+                0.0,
+                duration,
+                "a flow must start within the run",
+            )?;
+            if b.0 < a.0 {
+                return Err(err(
+                    format!("{field}.start.uniform"),
+                    format!("[{}, {}] is reversed; write [low, high]", a.0, b.0),
+                ));
+            }
+            b.0
+        }
+    };
+    if let Some(stop) = f.stop {
+        if !(stop.0.is_finite() && stop.0 > latest_start) {
+            return Err(err(
+                format!("{field}.stop"),
+                format!("{} s is not after the start ({latest_start} s)", stop.0),
+            ));
+        }
+    }
+    if f.bytes == Some(0) {
+        return Err(err(
+            format!("{field}.bytes"),
+            "0 is not allowed; omit it for a bulk transfer",
+        ));
+    }
+    if let Some(r) = &f.recovery {
+        if crate::cc::Recovery::parse(r).is_none() {
+            return Err(err(
+                format!("{field}.recovery"),
+                format!("{r:?} is unknown; use tahoe, reno or newreno"),
+            ));
+        }
+    }
+    validate_tcp(&format!("{field}.tcp"), &f.tcp)?;
+    let merged = f.tcp.or(defaults);
+    if let (Some(lo), Some(hi)) = (merged.min_rto, merged.max_rto) {
+        if hi.0 < lo.0 {
+            return Err(err(
+                format!("{field}.tcp.max_rto"),
+                format!("{} s is below min_rto {} s", hi.0, lo.0),
+            ));
+        }
+    }
+    cc::build(&f.cc, &format!("{field}.cc")).map(|_| ())
+}

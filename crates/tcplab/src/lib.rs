@@ -1,0 +1,21 @@
+//! tcplab: a deterministic packet-level simulator for TCP congestion-control research.
+//!
+//! A run goes scenario document -> [`config::parse_scenario`] -> [`world::World::build`]
+//! -> [`world::World::run`] -> [`record::RunRecords`]. See docs/ARCHITECTURE.md.
+
+pub mod app;
+pub mod cc;
+pub mod config;
+pub mod net;
+pub mod queue;
+pub mod record;
+pub mod sim;
+pub mod tcp;
+pub mod world;
+
+pub use config::{parse_scenario, ConfigError, Scenario};
+pub use record::RunRecords;
+pub use world::{run_scenario, RunError, World};
+
+/// Version of the engine, part of every result's cache key.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,124 @@
+//! Packets: small `Copy` values, so the hot path never allocates.
+
+use crate::sim::Time;
+
+pub type FlowId = u32;
+pub type NodeId = u32;
+pub type LinkId = u32;
+
+/// What a packet carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// A TCP segment with payload.
+    Data = 0,
+    /// A pure TCP acknowledgement.
+    Ack = 1,
+    /// A UDP datagram.
+    Datagram = 2,
+}
+
+impl PacketKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PacketKind::Data => "data",
+            PacketKind::Ack => "ack",
+            PacketKind::Datagram => "datagram",
+        }
+    }
+}
+
+/// One packet on the wire. Sequence numbers count packets (as NS-2's one-way TCP does);
+/// byte sequence numbers for traces are `seq * mss`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    /// Unique per run, in order of creation.
+    pub uid: u64,
+    pub flow: FlowId,
+    pub kind: PacketKind,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Index of the next hop in the flow's path (source routing: one array lookup per hop).
+    pub hop: u16,
+    /// Data: the segment number. Ack: the segment number that triggered it.
+    pub seq: u32,
+    /// Ack: the next segment the receiver expects (cumulative).
+    pub ack: u32,
+    /// Bytes on the wire, headers included.
+    pub size: u32,
+    /// Application bytes carried.
+    pub payload: u32,
+    /// When the sender sent this transmission (data) or the echoed send time (ack).
+    pub stamp: Time,
+    /// Data: this transmission is a retransmission.
+    pub retransmit: bool,
+    /// Ack: the receiver's advertised window, in packets.
+    pub rwnd: u32,
+}
+
+impl Packet {
+    pub fn is_data(&self) -> bool {
+        self.kind == PacketKind::Data
+    }
+}
+
+/// Why a packet was dropped. Every drop carries one, so loss classification can be
+/// scored against ground truth.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum DropCause {
+    /// The queue was full (tail drop).
+    BufferOverflow = 0,
+    /// Random loss on a link (Bernoulli or Gilbert-Elliott).
+    RandomLoss = 1,
+    /// An active queue manager dropped early (RED, SRED, ZL-RED first step).
+    AqmEarly = 2,
+    /// ZL-RED's second-step drop (003 section 6).
+    ZlRedSecondStep = 3,
+    /// A wireless frame exceeded the MAC retry limit.
+    WirelessRetryLimit = 4,
+}
+
+impl DropCause {
+    pub const ALL: [DropCause; 5] = [
+        DropCause::BufferOverflow,
+        DropCause::RandomLoss,
+        DropCause::AqmEarly,
+        DropCause::ZlRedSecondStep,
+        DropCause::WirelessRetryLimit,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DropCause::BufferOverflow => "buffer_overflow",
+            DropCause::RandomLoss => "random_loss",
+            DropCause::AqmEarly => "aqm_early",
+            DropCause::ZlRedSecondStep => "zlred_second_step",
+            DropCause::WirelessRetryLimit => "wireless_retry_limit",
+        }
+    }
+
+    /// Whether the drop signals congestion (as opposed to a transmission error).
+    pub fn is_congestion(self) -> bool {
+        matches!(
+            self,
+            DropCause::BufferOverflow | DropCause::AqmEarly | DropCause::ZlRedSecondStep
+        )
+    }
+}
+
+/// Counters indexed by drop cause.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts(pub [u64; DropCause::ALL.len()]);
+
+impl DropCounts {
+    pub fn add(&mut self, cause: DropCause) {
+        self.0[cause as usize] += 1;
+    }
+    pub fn get(&self, cause: DropCause) -> u64 {
+        self.0[cause as usize]
+    }
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+}

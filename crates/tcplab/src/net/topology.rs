@@ -1,0 +1,209 @@
+//! Expands a topology (preset or custom) into named nodes and one-way links.
+
+use crate::config::{DirectionSpec, LinkSpec, LossSpec, QueueSpec, Rate, Seconds, Topology};
+
+/// One direction of a link, fully resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DirectedLink {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    pub rate: Rate,
+    pub delay: Seconds,
+    pub buffer: u32,
+    pub buffer_bytes: Option<u64>,
+    pub queue: QueueSpec,
+    pub loss: Option<LossSpec>,
+    /// Whether this link's queue goes into the time series.
+    pub monitor: bool,
+    /// Document path of the spec this direction came from (for error messages).
+    pub field: String,
+}
+
+/// Named nodes and directed links.
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    pub nodes: Vec<String>,
+    pub links: Vec<DirectedLink>,
+}
+
+impl Graph {
+    pub fn node(&self, name: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n == name)
+    }
+
+    fn add_node(&mut self, name: String) -> usize {
+        self.nodes.push(name);
+        self.nodes.len() - 1
+    }
+
+    /// Adds both directions of `spec` between `a` and `b`.
+    fn add_duplex(&mut self, a: usize, b: usize, spec: &LinkSpec, monitor: bool, field: &str) {
+        let fwd = DirectedLink {
+            name: format!("{}->{}", self.nodes[a], self.nodes[b]),
+            from: a,
+            to: b,
+            rate: spec.rate,
+            delay: spec.delay,
+            buffer: spec.buffer,
+            buffer_bytes: spec.buffer_bytes,
+            queue: spec.queue.clone(),
+            loss: spec.loss.clone(),
+            monitor,
+            field: field.to_string(),
+        };
+        let r = spec.reverse.clone().unwrap_or_default();
+        let rev = reverse_of(&fwd, &r, &self.nodes, field);
+        self.links.push(fwd);
+        self.links.push(rev);
+    }
+}
+
+fn reverse_of(
+    fwd: &DirectedLink,
+    r: &DirectionSpec,
+    nodes: &[String],
+    field: &str,
+) -> DirectedLink {
+    DirectedLink {
+        name: format!("{}->{}", nodes[fwd.to], nodes[fwd.from]),
+        from: fwd.to,
+        to: fwd.from,
+        rate: r.rate.unwrap_or(fwd.rate),
+        delay: r.delay.unwrap_or(fwd.delay),
+        buffer: r.buffer.unwrap_or(fwd.buffer),
+        buffer_bytes: r.buffer_bytes.or(fwd.buffer_bytes),
+        queue: r.queue.clone().unwrap_or_else(|| fwd.queue.clone()),
+        loss: r.loss.clone(),
+        monitor: fwd.monitor,
+        field: format!("{field}.reverse"),
+    }
+}
+
+/// Builds the graph of a topology. Names: senders `s<i>`, routers `r<i>`, receivers `d<i>`.
+pub fn expand(topology: &Topology) -> Graph {
+    let mut g = Graph::default();
+    match topology {
+        Topology::Dumbbell {
+            pairs,
+            bottleneck,
+            access,
+            pair_access,
+        } => {
+            chain(
+                &mut g,
+                1,
+                *pairs,
+                bottleneck,
+                access,
+                pair_access,
+                "topology.bottleneck",
+            );
+        }
+        Topology::Chain {
+            hops,
+            pairs,
+            hop,
+            access,
+            pair_access,
+        } => {
+            chain(
+                &mut g,
+                *hops,
+                *pairs,
+                hop,
+                access,
+                pair_access,
+                "topology.hop",
+            );
+        }
+        Topology::Star {
+            senders,
+            bottleneck,
+            access,
+        } => {
+            let r = g.add_node("r0".into());
+            let d = g.add_node("d0".into());
+            g.add_duplex(r, d, bottleneck, true, "topology.bottleneck");
+            for i in 0..*senders {
+                let s = g.add_node(format!("s{i}"));
+                g.add_duplex(s, r, access, false, "topology.access");
+            }
+        }
+        Topology::Custom { nodes, links } => {
+            for n in nodes {
+                g.add_node(n.clone());
+            }
+            for (i, l) in links.iter().enumerate() {
+                if let (Some(a), Some(b)) = (g.node(&l.between[0]), g.node(&l.between[1])) {
+                    g.add_duplex(a, b, &l.link, l.monitor, &format!("topology.links[{i}]"));
+                }
+            }
+        }
+    }
+    g
+}
+
+fn chain(
+    g: &mut Graph,
+    hops: u32,
+    pairs: u32,
+    hop: &LinkSpec,
+    access: &LinkSpec,
+    overrides: &[AccessOverrideRef],
+    hop_field: &str,
+) {
+    let routers: Vec<usize> = (0..=hops).map(|i| g.add_node(format!("r{i}"))).collect();
+    for w in routers.windows(2) {
+        g.add_duplex(w[0], w[1], hop, true, hop_field);
+    }
+    let (first, last) = (routers[0], routers[hops as usize]);
+    for i in 0..pairs {
+        let o = overrides.get(i as usize);
+        let mut sender_access = access.clone();
+        let mut receiver_access = access.clone();
+        if let Some(o) = o {
+            if let Some(r) = o.rate {
+                sender_access.rate = r;
+            }
+            if let Some(d) = o.delay {
+                sender_access.delay = d;
+            }
+            if let Some(d) = o.receiver_delay {
+                receiver_access.delay = d;
+            }
+        }
+        let s = g.add_node(format!("s{i}"));
+        g.add_duplex(s, first, &sender_access, false, "topology.access");
+        let d = g.add_node(format!("d{i}"));
+        g.add_duplex(last, d, &receiver_access, false, "topology.access");
+    }
+}
+
+type AccessOverrideRef = crate::config::AccessOverride;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dumbbell_has_expected_nodes_and_links() {
+        let t = Topology::Dumbbell {
+            pairs: 2,
+            bottleneck: LinkSpec::new(10e6, 0.023, 100),
+            access: LinkSpec::new(100e6, 0.001, 1000),
+            pair_access: vec![crate::config::AccessOverride {
+                delay: Some(Seconds(0.05)),
+                ..Default::default()
+            }],
+        };
+        let g = expand(&t);
+        assert_eq!(g.nodes, vec!["r0", "r1", "s0", "d0", "s1", "d1"]);
+        assert_eq!(g.links.len(), 2 * 5);
+        let s0 = g.links.iter().find(|l| l.name == "s0->r0").unwrap();
+        assert_eq!(s0.delay, Seconds(0.05));
+        let s1 = g.links.iter().find(|l| l.name == "s1->r0").unwrap();
+        assert_eq!(s1.delay, Seconds(0.001));
+        assert!(g.links.iter().find(|l| l.name == "r0->r1").unwrap().monitor);
+    }
+}

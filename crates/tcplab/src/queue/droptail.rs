@@ -1,0 +1,126 @@
+//! DropTail: first in, first out, drop arrivals when full.
+
+use super::Queue;
+use crate::net::{DropCause, Packet};
+use crate::sim::Time;
+use std::collections::VecDeque;
+
+/// A FIFO limited in packets and, optionally, in bytes.
+pub struct DropTail {
+    packets: VecDeque<Packet>,
+    limit_packets: usize,
+    limit_bytes: Option<u64>,
+    bytes: u64,
+}
+
+impl DropTail {
+    pub fn new(limit_packets: usize, limit_bytes: Option<u64>) -> Self {
+        DropTail {
+            packets: VecDeque::with_capacity(limit_packets.min(4096)),
+            limit_packets,
+            limit_bytes,
+            bytes: 0,
+        }
+    }
+
+    /// Whether `pkt` would overflow the limits.
+    pub fn would_overflow(&self, pkt: &Packet) -> bool {
+        self.packets.len() >= self.limit_packets
+            || self
+                .limit_bytes
+                .is_some_and(|b| self.bytes + pkt.size as u64 > b)
+    }
+
+    /// Stores `pkt` without checking limits (for disciplines built on top).
+    pub fn push(&mut self, pkt: Packet) {
+        self.bytes += pkt.size as u64;
+        self.packets.push_back(pkt);
+    }
+
+    pub fn limit_packets(&self) -> usize {
+        self.limit_packets
+    }
+}
+
+impl Queue for DropTail {
+    fn enqueue(&mut self, pkt: Packet, _now: Time) -> Result<(), DropCause> {
+        if self.would_overflow(&pkt) {
+            return Err(DropCause::BufferOverflow);
+        }
+        self.push(pkt);
+        Ok(())
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+        let p = self.packets.pop_front()?;
+        self.bytes -= p.size as u64;
+        Some(p)
+    }
+
+    fn len(&self) -> usize {
+        self.packets.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+        self.packets.iter().for_each(f)
+    }
+
+    fn kind(&self) -> &'static str {
+        "droptail"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::PacketKind;
+
+    pub(crate) fn pkt(size: u32) -> Packet {
+        Packet {
+            uid: 0,
+            flow: 0,
+            kind: PacketKind::Data,
+            src: 0,
+            dst: 1,
+            hop: 0,
+            seq: 0,
+            ack: 0,
+            size,
+            payload: size,
+            stamp: Time::ZERO,
+            retransmit: false,
+            rwnd: 0,
+        }
+    }
+
+    #[test]
+    fn drops_when_full_in_packets() {
+        let mut q = DropTail::new(2, None);
+        assert!(q.enqueue(pkt(100), Time::ZERO).is_ok());
+        assert!(q.enqueue(pkt(100), Time::ZERO).is_ok());
+        assert_eq!(
+            q.enqueue(pkt(100), Time::ZERO),
+            Err(DropCause::BufferOverflow)
+        );
+        assert_eq!(q.len(), 2);
+        assert_eq!(q.bytes(), 200);
+        q.dequeue(Time::ZERO);
+        assert_eq!(q.bytes(), 100);
+    }
+
+    #[test]
+    fn drops_when_full_in_bytes() {
+        let mut q = DropTail::new(100, Some(250));
+        assert!(q.enqueue(pkt(100), Time::ZERO).is_ok());
+        assert!(q.enqueue(pkt(100), Time::ZERO).is_ok());
+        assert_eq!(
+            q.enqueue(pkt(100), Time::ZERO),
+            Err(DropCause::BufferOverflow)
+        );
+        assert!(q.enqueue(pkt(50), Time::ZERO).is_ok());
+    }
+}

@@ -1,0 +1,181 @@
+//! What a run hands back: per-flow and per-link summaries, sampled time series, loss
+//! events and an optional event log, all columnar so they become DataFrames cheaply.
+
+pub mod fairness;
+
+pub use fairness::jain_index;
+
+use crate::net::DropCounts;
+
+/// Per-flow summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowRecord {
+    pub id: u32,
+    pub name: String,
+    pub cc: String,
+    pub recovery: String,
+    pub src: String,
+    pub dst: String,
+    pub start: f64,
+    /// Goodput (in-order application bytes at the receiver) over the measurement window, b/s.
+    pub goodput_bps: f64,
+    pub bytes_delivered: u64,
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    pub early_retransmits: u64,
+    pub dupacks: u64,
+    pub acks_sent: u64,
+    pub acks_received: u64,
+    pub data_drops: DropCounts,
+    pub ack_drops: DropCounts,
+    pub mean_rtt: f64,
+    pub min_rtt: f64,
+    /// Completion time of a finite transfer (seconds since the flow started).
+    pub completion_time: Option<f64>,
+    pub final_cwnd: f64,
+}
+
+/// Per-direction link summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkRecord {
+    pub id: u32,
+    pub name: String,
+    pub queue: String,
+    pub rate_bps: f64,
+    pub delay: f64,
+    pub packets_sent: u64,
+    pub bytes_sent: u64,
+    /// Fraction of the capacity used over the measurement window.
+    pub utilization: f64,
+    /// Time-averaged queue length over the measurement window, packets.
+    pub mean_queue: f64,
+    pub max_queue: u64,
+    pub drops: DropCounts,
+}
+
+/// Per-flow samples at a fixed interval.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cwnd: Vec<f64>,
+    pub ssthresh: Vec<f64>,
+    pub srtt: Vec<f64>,
+    pub in_flight: Vec<u32>,
+    pub bytes_delivered: Vec<u64>,
+}
+
+/// Queue length samples of monitored links.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueSeries {
+    pub time: Vec<f64>,
+    pub link: Vec<u32>,
+    pub packets: Vec<u32>,
+    pub bytes: Vec<u64>,
+}
+
+/// Congestion-control internal variables (long format: one row per variable).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CcSeries {
+    pub time: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub name: Vec<&'static str>,
+    pub value: Vec<f64>,
+}
+
+/// Every loss response of every flow, with the true cause of the lost packet.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LossEvents {
+    pub time: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub seq: Vec<u32>,
+    /// "fast_retransmit", "early_retransmit" or "timeout".
+    pub kind: Vec<&'static str>,
+    pub cwnd_before: Vec<f64>,
+    pub ssthresh_after: Vec<f64>,
+    /// The algorithm's own classification (Veno's branch), "" if none.
+    pub cc_label: Vec<&'static str>,
+    pub cc_value: Vec<f64>,
+    /// Cause of the most recent drop of that segment, "none" if it was not dropped.
+    pub true_cause: Vec<&'static str>,
+}
+
+/// The per-event log, when the scenario asks for it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EventLog {
+    pub time: Vec<f64>,
+    /// "send", "recv" or "drop".
+    pub event: Vec<&'static str>,
+    pub flow: Vec<u32>,
+    pub kind: Vec<&'static str>,
+    pub seq: Vec<u32>,
+    pub ack: Vec<u32>,
+    /// Link of a drop, or -1.
+    pub link: Vec<i64>,
+    /// Cause of a drop, "" otherwise.
+    pub cause: Vec<&'static str>,
+    pub retransmit: Vec<bool>,
+    pub size: Vec<u32>,
+}
+
+impl EventLog {
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        t: f64,
+        event: &'static str,
+        flow: u32,
+        kind: &'static str,
+        seq: u32,
+        ack: u32,
+        link: i64,
+        cause: &'static str,
+        retransmit: bool,
+        size: u32,
+    ) {
+        self.time.push(t);
+        self.event.push(event);
+        self.flow.push(flow);
+        self.kind.push(kind);
+        self.seq.push(seq);
+        self.ack.push(ack);
+        self.link.push(link);
+        self.cause.push(cause);
+        self.retransmit.push(retransmit);
+        self.size.push(size);
+    }
+}
+
+/// Run-wide facts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunMeta {
+    pub seed: u64,
+    pub duration: f64,
+    pub measure: [f64; 2],
+    pub events_processed: u64,
+    /// Packets that reached their destination endpoint (data and ACKs).
+    pub packets_delivered: u64,
+    pub engine_version: &'static str,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRecords {
+    pub meta: RunMeta,
+    pub flows: Vec<FlowRecord>,
+    pub links: Vec<LinkRecord>,
+    pub flow_series: FlowSeries,
+    pub queue_series: QueueSeries,
+    pub cc_series: CcSeries,
+    pub losses: LossEvents,
+    pub events: Option<EventLog>,
+}
+
+impl RunRecords {
+    /// Jain's fairness index of the flows' goodputs.
+    pub fn jain_index(&self) -> f64 {
+        jain_index(&self.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>())
+    }
+}

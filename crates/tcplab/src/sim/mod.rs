@@ -1,0 +1,9 @@
+//! Simulation kernel: time, the event scheduler and random streams.
+
+pub mod rng;
+pub mod scheduler;
+pub mod time;
+
+pub use rng::RngStream;
+pub use scheduler::Scheduler;
+pub use time::Time;

@@ -1,0 +1,253 @@
+//! The TCP receiver (NS-2 TCPSink / DelAckSink): cumulative ACKs, an out-of-order
+//! buffer, optional delayed ACKs and a fixed advertised window.
+
+use super::timer::{Fired, LazyTimer};
+use super::TcpConfig;
+use crate::net::{FlowId, NodeId, Packet, PacketKind};
+use crate::sim::Time;
+use std::collections::VecDeque;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReceiverStats {
+    pub packets_received: u64,
+    pub duplicates_received: u64,
+    pub acks_sent: u64,
+    /// Application bytes delivered in order.
+    pub bytes_delivered: u64,
+}
+
+pub struct TcpReceiver {
+    pub flow: FlowId,
+    src: NodeId,
+    dst: NodeId,
+    rwnd: u32,
+    header_bytes: u32,
+    delayed_ack: bool,
+    delack_timeout: Time,
+    rcv_nxt: u32,
+    /// `ooo[i]`: segment `rcv_nxt + i` has arrived (index 0 is always false).
+    ooo: VecDeque<bool>,
+    unacked_in_order: u32,
+    delack: LazyTimer,
+    /// Send time of the segment that will trigger the next ACK, echoed back.
+    echo: Time,
+    mss: u32,
+    total: Option<(u32, u32)>,
+    pub completed_at: Option<Time>,
+    pub stats: ReceiverStats,
+    pub outbox: Vec<Packet>,
+    timer_request: Option<Time>,
+}
+
+impl TcpReceiver {
+    /// `src` is the receiver's own node, `dst` the sender's. `total` is (segments, payload
+    /// of the last one) for a finite transfer.
+    pub fn new(
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        cfg: &TcpConfig,
+        total: Option<(u32, u32)>,
+    ) -> Self {
+        TcpReceiver {
+            flow,
+            src,
+            dst,
+            rwnd: cfg.rwnd,
+            header_bytes: cfg.header_bytes,
+            delayed_ack: cfg.delayed_ack,
+            delack_timeout: cfg.delack_timeout,
+            rcv_nxt: 0,
+            ooo: VecDeque::new(),
+            unacked_in_order: 0,
+            delack: LazyTimer::default(),
+            echo: Time::ZERO,
+            mss: cfg.mss,
+            total,
+            completed_at: None,
+            stats: ReceiverStats::default(),
+            outbox: Vec::with_capacity(2),
+            timer_request: None,
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> u32 {
+        self.rcv_nxt
+    }
+
+    pub fn take_timer_request(&mut self) -> Option<Time> {
+        self.timer_request.take()
+    }
+
+    fn payload_of(&self, seq: u32) -> u32 {
+        match self.total {
+            Some((n, last)) if seq + 1 == n => last,
+            _ => self.mss,
+        }
+    }
+
+    fn advance(&mut self, now: Time) {
+        let p = self.payload_of(self.rcv_nxt) as u64;
+        self.stats.bytes_delivered += p;
+        self.rcv_nxt += 1;
+        if let Some((n, _)) = self.total {
+            if self.rcv_nxt == n && self.completed_at.is_none() {
+                self.completed_at = Some(now);
+            }
+        }
+    }
+
+    /// Processes a data segment; ACKs go to the outbox.
+    pub fn on_data(&mut self, now: Time, pkt: &Packet) {
+        self.stats.packets_received += 1;
+        let seq = pkt.seq;
+        self.echo = pkt.stamp;
+        if seq == self.rcv_nxt {
+            let had_gap = self.ooo.len() > 1;
+            self.advance(now);
+            self.ooo.pop_front();
+            while self.ooo.front() == Some(&true) {
+                self.ooo.pop_front();
+                self.advance(now);
+            }
+            if self.ooo.front() == Some(&false) && self.ooo.iter().all(|&b| !b) {
+                self.ooo.clear();
+            }
+            // RFC 5681 section 4.2: delay only in-order data that fills no gap.
+            if self.delayed_ack && !had_gap && self.ooo.is_empty() {
+                self.unacked_in_order += 1;
+                if self.unacked_in_order >= 2 {
+                    self.send_ack(now);
+                } else if let Some(at) = self.delack.set(now + self.delack_timeout) {
+                    self.timer_request = Some(at);
+                }
+            } else {
+                self.send_ack(now);
+            }
+        } else if seq > self.rcv_nxt {
+            let i = (seq - self.rcv_nxt) as usize;
+            if self.ooo.len() <= i {
+                self.ooo.resize(i + 1, false);
+            }
+            if self.ooo[i] {
+                self.stats.duplicates_received += 1;
+            }
+            self.ooo[i] = true;
+            // RFC 5681 section 4.2: out-of-order data is acknowledged at once.
+            self.send_ack(now);
+        } else {
+            self.stats.duplicates_received += 1;
+            self.send_ack(now);
+        }
+    }
+
+    fn send_ack(&mut self, now: Time) {
+        let _ = now;
+        self.unacked_in_order = 0;
+        self.delack.cancel();
+        self.stats.acks_sent += 1;
+        self.outbox.push(Packet {
+            uid: 0,
+            flow: self.flow,
+            kind: PacketKind::Ack,
+            src: self.src,
+            dst: self.dst,
+            hop: 0,
+            seq: self.rcv_nxt.saturating_sub(1),
+            ack: self.rcv_nxt,
+            size: self.header_bytes.max(1),
+            payload: 0,
+            stamp: self.echo,
+            retransmit: false,
+            rwnd: self.rwnd,
+        });
+    }
+
+    /// Handles the delayed-ACK timer event scheduled for `at`.
+    pub fn on_timer(&mut self, at: Time, now: Time) {
+        match self.delack.fire(at, now) {
+            Fired::Stale => {}
+            Fired::Rearm(t) => self.timer_request = Some(t),
+            Fired::Expired => {
+                if self.unacked_in_order > 0 {
+                    self.send_ack(now);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: u32) -> Packet {
+        Packet {
+            uid: 0,
+            flow: 0,
+            kind: PacketKind::Data,
+            src: 0,
+            dst: 1,
+            hop: 0,
+            seq,
+            ack: 0,
+            size: 1040,
+            payload: 1000,
+            stamp: Time::ZERO,
+            retransmit: false,
+            rwnd: 0,
+        }
+    }
+
+    fn acks(r: &mut TcpReceiver) -> Vec<u32> {
+        r.outbox.drain(..).map(|p| p.ack).collect()
+    }
+
+    #[test]
+    fn cumulative_acks_with_reordering() {
+        let mut r = TcpReceiver::new(0, 1, 0, &TcpConfig::default(), None);
+        r.on_data(Time(1), &data(0));
+        r.on_data(Time(2), &data(2));
+        r.on_data(Time(3), &data(3));
+        r.on_data(Time(4), &data(1));
+        assert_eq!(acks(&mut r), vec![1, 1, 1, 4]);
+        assert_eq!(r.stats.bytes_delivered, 4000);
+        r.on_data(Time(5), &data(2));
+        assert_eq!(acks(&mut r), vec![4]);
+        assert_eq!(r.stats.duplicates_received, 1);
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_timeout() {
+        let cfg = TcpConfig {
+            delayed_ack: true,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(0, 1, 0, &cfg, None);
+        r.on_data(Time(1), &data(0));
+        assert!(r.outbox.is_empty());
+        let at = r.take_timer_request().unwrap();
+        r.on_data(Time(2), &data(1));
+        assert_eq!(acks(&mut r), vec![2]);
+        r.on_data(Time(3), &data(2));
+        r.on_timer(at, at);
+        assert!(
+            r.outbox.is_empty(),
+            "the first timer event was re-armed for the new deadline"
+        );
+        let next = r
+            .take_timer_request()
+            .unwrap_or(Time(3) + cfg.delack_timeout);
+        r.on_timer(next, next);
+        assert_eq!(acks(&mut r), vec![3]);
+    }
+
+    #[test]
+    fn finite_transfer_completes() {
+        let mut r = TcpReceiver::new(0, 1, 0, &TcpConfig::default(), Some((2, 500)));
+        r.on_data(Time(7), &data(1));
+        r.on_data(Time(9), &data(0));
+        assert_eq!(r.completed_at, Some(Time(9)));
+        assert_eq!(r.stats.bytes_delivered, 1500);
+    }
+}

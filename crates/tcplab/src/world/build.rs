@@ -1,0 +1,168 @@
+//! Builds a world from a validated scenario.
+
+use super::{Event, Flow, World};
+use crate::app::AppSchedule;
+use crate::cc::{self, Recovery};
+use crate::config::{LossApplies, LossSpec, QueueSpec, Scenario};
+use crate::net::routing::{adjacency, RouteTree};
+use crate::net::topology::{expand, DirectedLink};
+use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
+use crate::queue::{DropTail, Queue};
+use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries};
+use crate::sim::{RngStream, Scheduler, Time};
+use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
+use crate::ConfigError;
+use std::collections::HashMap;
+
+/// Builds the queue discipline of one link direction.
+fn build_queue(l: &DirectedLink, _seed: u64) -> Box<dyn Queue> {
+    match l.queue {
+        QueueSpec::Droptail => Box::new(DropTail::new(l.buffer as usize, l.buffer_bytes)),
+    }
+}
+
+fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
+    let spec = l.loss.as_ref()?;
+    let (process, applies) = match spec {
+        LossSpec::Bernoulli { p, applies_to } => (LossProcess::Bernoulli { p: *p }, *applies_to),
+    };
+    let target = match applies {
+        LossApplies::Data => LossTarget::Data,
+        LossApplies::Acks => LossTarget::Acks,
+        LossApplies::Both => LossTarget::Both,
+    };
+    Some(LossModel {
+        process,
+        target,
+        rng: RngStream::new(seed, &format!("loss:{}", l.name)),
+    })
+}
+
+impl World {
+    /// Builds the world of a scenario (which must have passed validation).
+    pub fn build(s: &Scenario) -> Result<World, ConfigError> {
+        let seed = s.simulation.seed;
+        let graph = expand(&s.topology);
+        let links: Vec<Link> = graph
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Link {
+                id: i as u32,
+                name: l.name.clone(),
+                from: l.from as u32,
+                to: l.to as u32,
+                rate_bps: l.rate.0.round().max(1.0) as u64,
+                delay: Time::from_secs_f64(l.delay.0),
+                queue: build_queue(l, seed),
+                loss: build_loss(l, seed),
+                in_tx: None,
+                monitor: l.monitor,
+                stats: Default::default(),
+            })
+            .collect();
+
+        let adj = adjacency(&graph);
+        let mut trees: HashMap<usize, RouteTree> = HashMap::new();
+        let mut path = |from: usize, to: usize| -> Option<Vec<u32>> {
+            trees
+                .entry(from)
+                .or_insert_with(|| RouteTree::new(&graph, &adj, from))
+                .path_to(&graph, to)
+        };
+
+        let mut flows = Vec::new();
+        let mut sched = Scheduler::new();
+        for (i, spec) in s.flows.iter().enumerate() {
+            let field = format!("flows[{i}]");
+            let src = graph
+                .node(&spec.src)
+                .ok_or_else(|| ConfigError::new(format!("{field}.src"), "unknown node"))?;
+            let dst = graph
+                .node(&spec.dst)
+                .ok_or_else(|| ConfigError::new(format!("{field}.dst"), "unknown node"))?;
+            let fwd = path(src, dst)
+                .ok_or_else(|| ConfigError::new(format!("{field}.dst"), "no route"))?;
+            let rev = path(dst, src)
+                .ok_or_else(|| ConfigError::new(format!("{field}.src"), "no route back"))?;
+            let cfg = TcpConfig::from_options(&spec.tcp.or(&s.tcp));
+            for k in 0..spec.count {
+                let id = flows.len() as u32;
+                let base = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
+                let name = if spec.count > 1 {
+                    format!("{base}.{k}")
+                } else {
+                    base
+                };
+                let cc = cc::build(&spec.cc, &format!("{field}.cc"))?;
+                let recovery = spec
+                    .recovery
+                    .as_deref()
+                    .and_then(Recovery::parse)
+                    .unwrap_or(cc.default_recovery());
+                let mut rng = RngStream::new(seed, &format!("flow:{name}"));
+                let app =
+                    AppSchedule::resolve(&spec.start, spec.stop.map(|t| t.0), spec.bytes, &mut rng);
+                let sender =
+                    TcpSender::new(id, src as u32, dst as u32, &cfg, cc, recovery, app.bytes);
+                let total = sender.total_segments().map(|n| (n, sender.last_payload()));
+                let receiver = TcpReceiver::new(id, dst as u32, src as u32, &cfg, total);
+                sched.schedule(app.start, Event::FlowStart(id));
+                if let Some(stop) = app.stop {
+                    sched.schedule(stop, Event::FlowStop(id));
+                }
+                flows.push(Flow {
+                    name,
+                    src_name: spec.src.clone(),
+                    dst_name: spec.dst.clone(),
+                    sender,
+                    receiver,
+                    fwd: fwd.clone(),
+                    rev: rev.clone(),
+                    start: app.start,
+                    data_drops: DropCounts::default(),
+                    ack_drops: DropCounts::default(),
+                    drop_log: Vec::new(),
+                    data_sent: 0,
+                    data_arrived: 0,
+                    acks_sent: 0,
+                    acks_arrived: 0,
+                    bytes_at_measure_start: 0,
+                });
+            }
+        }
+
+        let end = Time::from_secs_f64(s.simulation.duration.0);
+        let measure = match s.simulation.measure {
+            Some([a, b]) => [Time::from_secs_f64(a.0), Time::from_secs_f64(b.0)],
+            None => [Time::ZERO, end],
+        };
+        let sample_interval = Time::from_secs_f64(s.simulation.sample_interval.0);
+        if sample_interval > Time::ZERO {
+            sched.schedule(Time::ZERO, Event::Sample);
+        }
+        if measure[0] > Time::ZERO {
+            sched.schedule(measure[0], Event::MeasureStart);
+        }
+        let n_links = links.len();
+        Ok(World {
+            now: Time::ZERO,
+            sched,
+            links,
+            flows,
+            end: measure[1].max(end).min(end),
+            sample_interval,
+            measure,
+            seed,
+            next_uid: 0,
+            packets_delivered: 0,
+            link_bytes_at_measure_start: vec![0; n_links],
+            link_area_at_measure_start: vec![0; n_links],
+            flow_series: FlowSeries::default(),
+            queue_series: QueueSeries::default(),
+            cc_series: CcSeries::default(),
+            events: s.simulation.event_log.then(EventLog::default),
+            cc_vars: Vec::new(),
+        })
+    }
+}

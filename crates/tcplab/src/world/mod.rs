@@ -1,0 +1,351 @@
+//! The simulated world and its event loop.
+//!
+//! Packets follow precomputed source routes: a flow's forward path carries data, its
+//! reverse path carries ACKs, and a packet's `hop` indexes the next link. Every drop is
+//! recorded with its cause, and at the end of the run every packet is accounted for.
+
+mod accounting;
+mod build;
+mod records;
+
+use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
+use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, RunRecords};
+use crate::sim::{Scheduler, Time};
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::{parse_scenario, ConfigError, Scenario};
+use thiserror::Error;
+
+pub use accounting::ConservationReport;
+
+/// Why a run could not produce records.
+#[derive(Debug, Error)]
+pub enum RunError {
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    /// A packet-accounting violation: a bug in the engine, reported rather than hidden.
+    #[error("conservation violated (engine bug, please report): {0}")]
+    Conservation(String),
+}
+
+/// Something that happens at a point in simulated time.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A link finished serialising its current packet.
+    LinkDone(LinkId),
+    /// A packet reached the end of a link.
+    Arrive(Packet),
+    /// A sender's retransmission timer event, scheduled for the given time.
+    RtoTimer(FlowId, Time),
+    /// A receiver's delayed-ACK timer event.
+    DelAckTimer(FlowId, Time),
+    FlowStart(FlowId),
+    FlowStop(FlowId),
+    Sample,
+    MeasureStart,
+}
+
+/// A TCP connection: sender, receiver and their routes.
+pub struct Flow {
+    pub name: String,
+    pub src_name: String,
+    pub dst_name: String,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    /// Links from sender to receiver.
+    pub fwd: Vec<LinkId>,
+    /// Links from receiver to sender.
+    pub rev: Vec<LinkId>,
+    pub start: Time,
+    pub data_drops: DropCounts,
+    pub ack_drops: DropCounts,
+    /// (time, segment, cause) of every data drop, to score loss classification.
+    pub drop_log: Vec<(Time, u32, DropCause)>,
+    pub data_sent: u64,
+    pub data_arrived: u64,
+    pub acks_sent: u64,
+    pub acks_arrived: u64,
+    bytes_at_measure_start: u64,
+}
+
+pub struct World {
+    pub now: Time,
+    sched: Scheduler<Event>,
+    pub links: Vec<Link>,
+    pub flows: Vec<Flow>,
+    end: Time,
+    sample_interval: Time,
+    measure: [Time; 2],
+    seed: u64,
+    next_uid: u64,
+    packets_delivered: u64,
+    link_bytes_at_measure_start: Vec<u64>,
+    link_area_at_measure_start: Vec<u128>,
+    flow_series: FlowSeries,
+    queue_series: QueueSeries,
+    cc_series: CcSeries,
+    events: Option<EventLog>,
+    cc_vars: Vec<(&'static str, f64)>,
+}
+
+/// Parses, builds and runs a scenario document; `seed` overrides the document's.
+pub fn run_scenario(text: &str, seed: Option<u64>) -> Result<RunRecords, RunError> {
+    let mut scenario: Scenario = parse_scenario(text)?;
+    if let Some(s) = seed {
+        scenario.simulation.seed = s;
+    }
+    World::build(&scenario)?.run()
+}
+
+impl World {
+    fn schedule(&mut self, at: Time, ev: Event) {
+        self.sched.schedule(at, ev);
+    }
+
+    /// Runs to the end of the scenario and returns its records.
+    pub fn run(mut self) -> Result<RunRecords, RunError> {
+        while let Some(at) = self.sched.peek_time() {
+            if at > self.end {
+                break;
+            }
+            let (at, ev) = self.sched.pop().expect("peeked");
+            self.now = at;
+            self.dispatch(ev);
+        }
+        self.now = self.end;
+        self.check_conservation()?;
+        Ok(self.into_records())
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.sched.events_processed()
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::LinkDone(l) => self.link_done(l),
+            Event::Arrive(p) => self.arrive(p),
+            Event::RtoTimer(f, at) => {
+                let now = self.now;
+                self.flows[f as usize].sender.on_timer(at, now);
+                self.flush_sender(f);
+            }
+            Event::DelAckTimer(f, at) => {
+                let now = self.now;
+                self.flows[f as usize].receiver.on_timer(at, now);
+                self.flush_receiver(f);
+            }
+            Event::FlowStart(f) => {
+                let now = self.now;
+                self.flows[f as usize].sender.start(now);
+                self.flush_sender(f);
+            }
+            Event::FlowStop(f) => {
+                let now = self.now;
+                self.flows[f as usize].sender.stop(now);
+            }
+            Event::Sample => self.sample(),
+            Event::MeasureStart => self.snapshot_measure_start(),
+        }
+    }
+
+    /// Sends what the sender queued and schedules the timer it asked for.
+    fn flush_sender(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(at) = flow.sender.take_timer_request() {
+            self.sched.schedule(at, Event::RtoTimer(f, at));
+        }
+        let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
+        for p in out.drain(..) {
+            self.flows[f as usize].data_sent += 1;
+            self.inject(p, self.flows[f as usize].fwd[0]);
+        }
+        self.flows[f as usize].sender.outbox = out;
+    }
+
+    fn flush_receiver(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        if let Some(at) = flow.receiver.take_timer_request() {
+            self.sched.schedule(at, Event::DelAckTimer(f, at));
+        }
+        let mut out = std::mem::take(&mut self.flows[f as usize].receiver.outbox);
+        for p in out.drain(..) {
+            self.flows[f as usize].acks_sent += 1;
+            self.inject(p, self.flows[f as usize].rev[0]);
+        }
+        self.flows[f as usize].receiver.outbox = out;
+    }
+
+    /// Puts a packet leaving an endpoint onto the first link of its path.
+    fn inject(&mut self, mut p: Packet, first: LinkId) {
+        p.uid = self.next_uid;
+        self.next_uid += 1;
+        p.hop = 1;
+        if let Some(log) = &mut self.events {
+            log.push(
+                self.now.as_secs_f64(),
+                "send",
+                p.flow,
+                p.kind.name(),
+                p.seq,
+                p.ack,
+                first as i64,
+                "",
+                p.retransmit,
+                p.size,
+            );
+        }
+        self.link_send(first, p);
+    }
+
+    fn link_send(&mut self, l: LinkId, p: Packet) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        if link.in_tx.is_none() {
+            let done = now + link.transmission_time(&p);
+            link.in_tx = Some(p);
+            self.sched.schedule(done, Event::LinkDone(l));
+            return;
+        }
+        link.account_queue(now);
+        match link.queue.enqueue(p, now) {
+            Ok(()) => link.note_queue_len(),
+            Err(cause) => self.drop_packet(p, l, cause),
+        }
+    }
+
+    fn link_done(&mut self, l: LinkId) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        let Some(p) = link.in_tx.take() else { return };
+        link.stats.packets_sent += 1;
+        link.stats.bytes_sent += p.size as u64;
+        let lost = link.loss.as_mut().is_some_and(|m| m.drops(&p));
+        let arrive_at = now + link.delay;
+        link.account_queue(now);
+        if let Some(next) = link.queue.dequeue(now) {
+            let done = now + link.transmission_time(&next);
+            link.in_tx = Some(next);
+            self.sched.schedule(done, Event::LinkDone(l));
+        }
+        if lost {
+            self.drop_packet(p, l, DropCause::RandomLoss);
+        } else {
+            self.sched.schedule(arrive_at, Event::Arrive(p));
+        }
+    }
+
+    fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {
+        self.links[l as usize].stats.drops.add(cause);
+        let flow = &mut self.flows[p.flow as usize];
+        match p.kind {
+            PacketKind::Ack => flow.ack_drops.add(cause),
+            _ => {
+                flow.data_drops.add(cause);
+                flow.drop_log.push((self.now, p.seq, cause));
+            }
+        }
+        if let Some(log) = &mut self.events {
+            log.push(
+                self.now.as_secs_f64(),
+                "drop",
+                p.flow,
+                p.kind.name(),
+                p.seq,
+                p.ack,
+                l as i64,
+                cause.name(),
+                p.retransmit,
+                p.size,
+            );
+        }
+    }
+
+    fn arrive(&mut self, mut p: Packet) {
+        let f = p.flow;
+        let flow = &self.flows[f as usize];
+        let path = if p.kind == PacketKind::Ack {
+            &flow.rev
+        } else {
+            &flow.fwd
+        };
+        if let Some(&next) = path.get(p.hop as usize) {
+            p.hop += 1;
+            self.link_send(next, p);
+            return;
+        }
+        self.packets_delivered += 1;
+        if let Some(log) = &mut self.events {
+            log.push(
+                self.now.as_secs_f64(),
+                "recv",
+                p.flow,
+                p.kind.name(),
+                p.seq,
+                p.ack,
+                -1,
+                "",
+                p.retransmit,
+                p.size,
+            );
+        }
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        match p.kind {
+            PacketKind::Ack => {
+                flow.acks_arrived += 1;
+                flow.sender.on_ack(now, &p);
+                self.flush_sender(f);
+            }
+            _ => {
+                flow.data_arrived += 1;
+                flow.receiver.on_data(now, &p);
+                self.flush_receiver(f);
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        let t = self.now.as_secs_f64();
+        for (i, flow) in self.flows.iter().enumerate() {
+            let st = flow.sender.state();
+            let s = &mut self.flow_series;
+            s.time.push(t);
+            s.flow.push(i as u32);
+            s.cwnd.push(st.cwnd);
+            s.ssthresh.push(st.ssthresh.min(1e9));
+            s.srtt.push(st.srtt.as_secs_f64());
+            s.in_flight.push(st.in_flight);
+            s.bytes_delivered.push(flow.receiver.stats.bytes_delivered);
+            self.cc_vars.clear();
+            flow.sender.cc().variables(&mut self.cc_vars);
+            for &(name, value) in &self.cc_vars {
+                self.cc_series.time.push(t);
+                self.cc_series.flow.push(i as u32);
+                self.cc_series.name.push(name);
+                self.cc_series.value.push(value);
+            }
+        }
+        for link in self.links.iter().filter(|l| l.monitor) {
+            self.queue_series.time.push(t);
+            self.queue_series.link.push(link.id);
+            self.queue_series.packets.push(link.queue.len() as u32);
+            self.queue_series.bytes.push(link.queue.bytes());
+        }
+        let next = self.now + self.sample_interval;
+        if next <= self.end {
+            self.schedule(next, Event::Sample);
+        }
+    }
+
+    fn snapshot_measure_start(&mut self) {
+        let now = self.now;
+        for f in &mut self.flows {
+            f.bytes_at_measure_start = f.receiver.stats.bytes_delivered;
+        }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            self.link_bytes_at_measure_start[i] = l.stats.bytes_sent;
+            self.link_area_at_measure_start[i] = l.queue_area(now);
+        }
+    }
+}
