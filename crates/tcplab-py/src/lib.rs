@@ -1,1 +1,349 @@
-//! placeholder
+//! Python bindings: `tcplab._engine.run(toml_text, seed)` returns the records as a dict of
+//! column dicts (NumPy arrays for numbers, lists for strings), ready for pandas.
+
+use numpy::IntoPyArray;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use tcplab::net::{DropCause, DropCounts};
+use tcplab::record::RunRecords;
+use tcplab::{ConfigError, RunError};
+
+create_exception!(
+    _engine,
+    ScenarioError,
+    PyValueError,
+    "A scenario document is invalid. args: (field, message)."
+);
+create_exception!(
+    _engine,
+    SimulationError,
+    PyRuntimeError,
+    "The engine found an internal inconsistency (a bug)."
+);
+
+fn config_err(e: ConfigError) -> PyErr {
+    ScenarioError::new_err((e.field, e.message))
+}
+
+fn run_err(e: RunError) -> PyErr {
+    match e {
+        RunError::Config(c) => config_err(c),
+        RunError::Conservation(m) => SimulationError::new_err(m),
+    }
+}
+
+/// Builds a column dict: `cols!(py, d, "name" => vec, ...)`.
+macro_rules! set {
+    ($d:expr, $py:expr, $name:expr, $v:expr) => {
+        $d.set_item($name, $v.into_pyarray($py))?
+    };
+}
+
+fn drops_columns<'py>(
+    d: &Bound<'py, PyDict>,
+    py: Python<'py>,
+    prefix: &str,
+    counts: &[DropCounts],
+) -> PyResult<()> {
+    for cause in DropCause::ALL {
+        let v: Vec<u64> = counts.iter().map(|c| c.get(cause)).collect();
+        set!(d, py, format!("{prefix}{}", cause.name()), v);
+    }
+    Ok(())
+}
+
+fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+
+    let meta = PyDict::new(py);
+    meta.set_item("seed", r.meta.seed)?;
+    meta.set_item("duration", r.meta.duration)?;
+    meta.set_item("measure", r.meta.measure.to_vec())?;
+    meta.set_item("events_processed", r.meta.events_processed)?;
+    meta.set_item("packets_delivered", r.meta.packets_delivered)?;
+    meta.set_item("engine_version", r.meta.engine_version)?;
+    out.set_item("meta", meta)?;
+
+    let f = PyDict::new(py);
+    let fl = &r.flows;
+    set!(f, py, "id", fl.iter().map(|x| x.id).collect::<Vec<_>>());
+    f.set_item(
+        "name",
+        fl.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+    )?;
+    f.set_item("cc", fl.iter().map(|x| x.cc.clone()).collect::<Vec<_>>())?;
+    f.set_item(
+        "recovery",
+        fl.iter().map(|x| x.recovery.clone()).collect::<Vec<_>>(),
+    )?;
+    f.set_item("src", fl.iter().map(|x| x.src.clone()).collect::<Vec<_>>())?;
+    f.set_item("dst", fl.iter().map(|x| x.dst.clone()).collect::<Vec<_>>())?;
+    set!(
+        f,
+        py,
+        "start",
+        fl.iter().map(|x| x.start).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "goodput_bps",
+        fl.iter().map(|x| x.goodput_bps).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "bytes_delivered",
+        fl.iter().map(|x| x.bytes_delivered).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "segments_sent",
+        fl.iter().map(|x| x.segments_sent).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "retransmissions",
+        fl.iter().map(|x| x.retransmissions).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "timeouts",
+        fl.iter().map(|x| x.timeouts).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "fast_retransmits",
+        fl.iter().map(|x| x.fast_retransmits).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "early_retransmits",
+        fl.iter().map(|x| x.early_retransmits).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "dupacks",
+        fl.iter().map(|x| x.dupacks).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "acks_sent",
+        fl.iter().map(|x| x.acks_sent).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "acks_received",
+        fl.iter().map(|x| x.acks_received).collect::<Vec<_>>()
+    );
+    drops_columns(
+        &f,
+        py,
+        "data_drops_",
+        &fl.iter().map(|x| x.data_drops).collect::<Vec<_>>(),
+    )?;
+    drops_columns(
+        &f,
+        py,
+        "ack_drops_",
+        &fl.iter().map(|x| x.ack_drops).collect::<Vec<_>>(),
+    )?;
+    set!(
+        f,
+        py,
+        "acks_lost",
+        fl.iter().map(|x| x.ack_drops.total()).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "mean_rtt",
+        fl.iter().map(|x| x.mean_rtt).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "min_rtt",
+        fl.iter().map(|x| x.min_rtt).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "completion_time",
+        fl.iter()
+            .map(|x| x.completion_time.unwrap_or(f64::NAN))
+            .collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "final_cwnd",
+        fl.iter().map(|x| x.final_cwnd).collect::<Vec<_>>()
+    );
+    out.set_item("flows", f)?;
+
+    let l = PyDict::new(py);
+    let ls = &r.links;
+    set!(l, py, "id", ls.iter().map(|x| x.id).collect::<Vec<_>>());
+    l.set_item(
+        "name",
+        ls.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+    )?;
+    l.set_item(
+        "queue",
+        ls.iter().map(|x| x.queue.clone()).collect::<Vec<_>>(),
+    )?;
+    set!(
+        l,
+        py,
+        "rate_bps",
+        ls.iter().map(|x| x.rate_bps).collect::<Vec<_>>()
+    );
+    set!(
+        l,
+        py,
+        "delay",
+        ls.iter().map(|x| x.delay).collect::<Vec<_>>()
+    );
+    set!(
+        l,
+        py,
+        "packets_sent",
+        ls.iter().map(|x| x.packets_sent).collect::<Vec<_>>()
+    );
+    set!(
+        l,
+        py,
+        "bytes_sent",
+        ls.iter().map(|x| x.bytes_sent).collect::<Vec<_>>()
+    );
+    set!(
+        l,
+        py,
+        "utilization",
+        ls.iter().map(|x| x.utilization).collect::<Vec<_>>()
+    );
+    set!(
+        l,
+        py,
+        "mean_queue",
+        ls.iter().map(|x| x.mean_queue).collect::<Vec<_>>()
+    );
+    set!(
+        l,
+        py,
+        "max_queue",
+        ls.iter().map(|x| x.max_queue).collect::<Vec<_>>()
+    );
+    drops_columns(
+        &l,
+        py,
+        "drops_",
+        &ls.iter().map(|x| x.drops).collect::<Vec<_>>(),
+    )?;
+    out.set_item("links", l)?;
+
+    let s = PyDict::new(py);
+    let fs = r.flow_series;
+    set!(s, py, "time", fs.time);
+    set!(s, py, "flow", fs.flow);
+    set!(s, py, "cwnd", fs.cwnd);
+    set!(s, py, "ssthresh", fs.ssthresh);
+    set!(s, py, "srtt", fs.srtt);
+    set!(s, py, "in_flight", fs.in_flight);
+    set!(s, py, "bytes_delivered", fs.bytes_delivered);
+    out.set_item("series", s)?;
+
+    let q = PyDict::new(py);
+    let qs = r.queue_series;
+    set!(q, py, "time", qs.time);
+    set!(q, py, "link", qs.link);
+    set!(q, py, "packets", qs.packets);
+    set!(q, py, "bytes", qs.bytes);
+    out.set_item("queues", q)?;
+
+    let c = PyDict::new(py);
+    let cs = r.cc_series;
+    set!(c, py, "time", cs.time);
+    set!(c, py, "flow", cs.flow);
+    c.set_item("name", cs.name)?;
+    set!(c, py, "value", cs.value);
+    out.set_item("cc_vars", c)?;
+
+    let lo = PyDict::new(py);
+    let le = r.losses;
+    set!(lo, py, "time", le.time);
+    set!(lo, py, "flow", le.flow);
+    set!(lo, py, "seq", le.seq);
+    lo.set_item("kind", le.kind)?;
+    set!(lo, py, "cwnd_before", le.cwnd_before);
+    set!(lo, py, "ssthresh_after", le.ssthresh_after);
+    lo.set_item("cc_label", le.cc_label)?;
+    set!(lo, py, "cc_value", le.cc_value);
+    lo.set_item("true_cause", le.true_cause)?;
+    out.set_item("losses", lo)?;
+
+    if let Some(ev) = r.events {
+        let e = PyDict::new(py);
+        set!(e, py, "time", ev.time);
+        e.set_item("event", ev.event)?;
+        set!(e, py, "flow", ev.flow);
+        e.set_item("kind", ev.kind)?;
+        set!(e, py, "seq", ev.seq);
+        set!(e, py, "ack", ev.ack);
+        set!(e, py, "link", ev.link);
+        e.set_item("cause", ev.cause)?;
+        set!(e, py, "retransmit", ev.retransmit);
+        set!(e, py, "size", ev.size);
+        out.set_item("events", e)?;
+    } else {
+        out.set_item("events", py.None())?;
+    }
+    Ok(out)
+}
+
+/// Runs a scenario document (TOML text). `seed` overrides the document's seed.
+#[pyfunction]
+#[pyo3(signature = (scenario, seed=None))]
+fn run<'py>(py: Python<'py>, scenario: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+    let text = scenario.to_owned();
+    let records = py
+        .detach(move || tcplab::run_scenario(&text, seed))
+        .map_err(run_err)?;
+    records_to_py(py, records)
+}
+
+/// Validates a scenario document; returns its canonical TOML (every default written out).
+#[pyfunction]
+fn validate(scenario: &str) -> PyResult<String> {
+    tcplab::parse_scenario(scenario)
+        .map(|s| s.to_toml())
+        .map_err(config_err)
+}
+
+/// Names of the congestion-control algorithms the engine knows.
+#[pyfunction]
+fn algorithms() -> Vec<&'static str> {
+    tcplab::cc::ALGORITHMS.to_vec()
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("ENGINE_VERSION", tcplab::ENGINE_VERSION)?;
+    Ok(())
+}

@@ -285,11 +285,14 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, now: Time, ack: u32) {
         let newly = ack - self.snd_una;
-        // Karn's rule (RFC 6298 section 3): no sample from a retransmitted segment.
-        let rtt = self
-            .seg(ack - 1)
-            .filter(|s| !s.retransmitted)
-            .map(|s| now - s.sent_at);
+        // Karn's rule (RFC 6298 section 3): no sample when the ACK covers a retransmitted
+        // segment; otherwise time the newest segment acknowledged.
+        let covers_retransmission = self.segs.range(..newly as usize).any(|s| s.retransmitted);
+        let rtt = if covers_retransmission {
+            None
+        } else {
+            self.seg(ack - 1).map(|s| now - s.sent_at)
+        };
         self.segs.drain(..newly as usize);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -476,15 +479,16 @@ impl TcpSender {
         let already = self.seg(seq).is_some_and(|s| s.retransmitted);
         self.refresh(now);
         let cwnd_before = self.st.cwnd;
-        let ssthresh = self.cc.ssthresh(
-            &self.st,
-            &LossInfo {
+        // A timeout during fast recovery keeps the threshold already reduced for this loss
+        // episode (as Linux's tcp_enter_loss does) instead of halving the inflated window.
+        if !self.in_fast_recovery {
+            let info = LossInfo {
                 kind: LossKind::Timeout,
                 seq,
                 already_retransmitted: already,
-            },
-        );
-        self.st.ssthresh = ssthresh.max(1.0);
+            };
+            self.st.ssthresh = self.cc.ssthresh(&self.st, &info).max(1.0);
+        }
         self.cc.cwnd_event(&mut self.st, CaEvent::Loss);
         self.st.cwnd = self.cc.cwnd_after_timeout().max(1.0);
         self.in_fast_recovery = false;

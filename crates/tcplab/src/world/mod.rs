@@ -103,17 +103,23 @@ impl World {
 
     /// Runs to the end of the scenario and returns its records.
     pub fn run(mut self) -> Result<RunRecords, RunError> {
+        self.advance_to(self.end);
+        self.check_conservation()?;
+        Ok(self.into_records())
+    }
+
+    /// Processes every event up to and including `t` (at most the end of the run).
+    pub fn advance_to(&mut self, t: Time) {
+        let t = t.min(self.end);
         while let Some(at) = self.sched.peek_time() {
-            if at > self.end {
+            if at > t {
                 break;
             }
             let (at, ev) = self.sched.pop().expect("peeked");
             self.now = at;
             self.dispatch(ev);
         }
-        self.now = self.end;
-        self.check_conservation()?;
-        Ok(self.into_records())
+        self.now = t;
     }
 
     /// Events processed so far.

@@ -1,0 +1,31 @@
+"""tcplab: a congestion-control laboratory.
+
+>>> import tcplab
+>>> sc = tcplab.Scenario.dumbbell(1, tcplab.link("10Mbps", "23ms", buffer=100), duration=30)
+>>> res = tcplab.run(sc.add_flow("s0", "d0", cc="reno"))
+>>> res.flows[["name", "goodput_bps"]]
+"""
+
+from ._engine import ENGINE_VERSION
+from ._engine import algorithms as _algorithms
+from .errors import ScenarioError, SimulationError
+from .result import Result, jain_index
+from .runner import run
+from .scenario import Scenario, link
+
+__all__ = [
+    "ENGINE_VERSION",
+    "Result",
+    "Scenario",
+    "ScenarioError",
+    "SimulationError",
+    "algorithms",
+    "jain_index",
+    "link",
+    "run",
+]
+
+
+def algorithms() -> list[str]:
+    """Names of the congestion-control algorithms the engine knows."""
+    return list(_algorithms())

@@ -1,0 +1,16 @@
+"""Errors raised by tcplab, each saying what to fix."""
+
+from __future__ import annotations
+
+
+class ScenarioError(ValueError):
+    """A scenario document is invalid: ``field`` names where, ``message`` what is allowed."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        self.message = message
+        super().__init__(f"{field}: {message}" if field else message)
+
+
+class SimulationError(RuntimeError):
+    """The engine found an internal inconsistency (a packet-accounting violation): a bug."""

@@ -1,0 +1,74 @@
+"""Run results as pandas DataFrames."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+TABLES = ("flows", "links", "series", "queues", "cc_vars", "losses", "events")
+
+
+@dataclass
+class Result:
+    """The records of one run.
+
+    ``flows``: one row per flow (goodput over the measurement window, counters, drops by
+    cause); ``links``: one row per link direction; ``series``: cwnd/ssthresh/srtt samples;
+    ``queues``: queue-length samples of monitored links; ``cc_vars``: algorithm internals;
+    ``losses``: every loss response with the algorithm's classification and the true
+    cause; ``events``: the per-event log if the scenario asked for one.
+    """
+
+    flows: pd.DataFrame
+    links: pd.DataFrame
+    series: pd.DataFrame
+    queues: pd.DataFrame
+    cc_vars: pd.DataFrame
+    losses: pd.DataFrame
+    events: pd.DataFrame | None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_engine(cls, raw: dict[str, Any]) -> Result:
+        frames = {k: (pd.DataFrame(raw[k]) if raw.get(k) is not None else None) for k in TABLES}
+        link_names = dict(zip(raw["links"]["id"], raw["links"]["name"], strict=True))
+        if len(frames["queues"]):
+            frames["queues"].insert(2, "link_name", frames["queues"]["link"].map(link_names))
+        return cls(meta=dict(raw["meta"]), **frames)
+
+    def jain_index(self, column: str = "goodput_bps") -> float:
+        """Jain's fairness index over flows: (sum x)^2 / (n sum x^2)."""
+        return jain_index(self.flows[column].to_numpy())
+
+    def to_parquet(self, directory: str | Path) -> list[Path]:
+        """Writes every table as ``<name>.parquet``; returns the paths written."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        written = []
+        for name in TABLES:
+            df = getattr(self, name)
+            if df is None:
+                continue
+            path = d / f"{name}.parquet"
+            tmp = path.with_suffix(".parquet.tmp")
+            df.to_parquet(tmp, index=False)
+            tmp.replace(path)
+            written.append(path)
+        return written
+
+    def cwnd(self, flow: int) -> pd.DataFrame:
+        """The cwnd series of one flow."""
+        return self.series[self.series["flow"] == flow]
+
+
+def jain_index(x: Any) -> float:
+    """Jain, Chiu and Hawe (1984): 1 for equal shares, 1/n when one takes all."""
+    a = np.asarray(x, dtype=float)
+    sq = float(np.sum(a * a))
+    if a.size == 0 or sq == 0.0:
+        return 1.0
+    return float(np.sum(a) ** 2 / (a.size * sq))

@@ -1,0 +1,39 @@
+"""Running scenarios through the engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from . import _engine
+from .errors import ScenarioError, SimulationError
+from .result import Result
+from .scenario import Scenario
+
+ScenarioLike = Scenario | str | Path | dict[str, Any]
+
+
+def as_scenario(scenario: ScenarioLike) -> Scenario:
+    """Accepts a Scenario, a document dict, TOML text or a path to a TOML file."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, dict):
+        return Scenario(scenario)
+    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")):
+        return Scenario.load(scenario)
+    return Scenario.from_toml(str(scenario))
+
+
+def run_raw(toml_text: str, seed: int | None = None) -> dict[str, Any]:
+    """Runs TOML text and returns the engine's column dicts (for executors and stores)."""
+    try:
+        return _engine.run(toml_text, seed)
+    except _engine.ScenarioError as e:
+        raise ScenarioError(*e.args) from None
+    except _engine.SimulationError as e:
+        raise SimulationError(str(e)) from None
+
+
+def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
+    """Runs a scenario and returns its records as DataFrames. ``seed`` overrides the document's."""
+    return Result.from_engine(run_raw(as_scenario(scenario).to_toml(), seed))

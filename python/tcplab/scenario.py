@@ -1,0 +1,127 @@
+"""Scenario documents: load TOML files or build them in Python.
+
+A :class:`Scenario` is a thin wrapper around the same document a TOML file holds, so a
+scenario built in Python can be saved, diffed and re-run from the command line.
+"""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from . import _engine
+from .errors import ScenarioError
+
+
+def link(rate: str | float, delay: str | float, buffer: int = 100, **extra: Any) -> dict[str, Any]:
+    """A link spec: ``link("10Mbps", "23ms", buffer=100, loss={"model": "bernoulli", "p": 0.01})``."""
+    return {"rate": rate, "delay": delay, "buffer": buffer, **extra}
+
+
+class Scenario:
+    """A scenario document (``simulation``, ``topology``, ``tcp``, ``flows``)."""
+
+    def __init__(self, doc: dict[str, Any]):
+        self.doc: dict[str, Any] = copy.deepcopy(doc)
+
+    # -- construction -------------------------------------------------------------------
+    @classmethod
+    def from_toml(cls, text: str) -> Scenario:
+        try:
+            return cls(tomllib.loads(text))
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError("", f"not valid TOML: {e}") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scenario:
+        p = Path(path)
+        if not p.is_file():
+            raise ScenarioError("", f"no scenario file at {str(p)!r}")
+        return cls.from_toml(p.read_text())
+
+    @classmethod
+    def _preset(cls, topology: dict[str, Any], duration: float, seed: int, **sim: Any) -> Scenario:
+        return cls({"simulation": {"duration": duration, "seed": seed, **sim}, "topology": topology, "flows": []})
+
+    @classmethod
+    def dumbbell(
+        cls,
+        pairs: int,
+        bottleneck: dict[str, Any],
+        access: dict[str, Any] | None = None,
+        pair_access: list[dict[str, Any]] | None = None,
+        duration: float = 60.0,
+        seed: int = 1,
+        **sim: Any,
+    ) -> Scenario:
+        """Senders ``s0..`` -- ``r0`` == bottleneck == ``r1`` -- receivers ``d0..``."""
+        topo: dict[str, Any] = {"kind": "dumbbell", "pairs": pairs, "bottleneck": bottleneck}
+        if access is not None:
+            topo["access"] = access
+        if pair_access:
+            topo["pair_access"] = pair_access
+        return cls._preset(topo, duration, seed, **sim)
+
+    @classmethod
+    def chain(cls, hops: int, pairs: int, hop: dict[str, Any], access: dict[str, Any] | None = None,
+              duration: float = 60.0, seed: int = 1, **sim: Any) -> Scenario:
+        """``s_i -- r0 == r1 == ... == r_hops -- d_i``."""
+        topo: dict[str, Any] = {"kind": "chain", "hops": hops, "pairs": pairs, "hop": hop}
+        if access is not None:
+            topo["access"] = access
+        return cls._preset(topo, duration, seed, **sim)
+
+    @classmethod
+    def star(cls, senders: int, bottleneck: dict[str, Any], access: dict[str, Any] | None = None,
+             duration: float = 60.0, seed: int = 1, **sim: Any) -> Scenario:
+        """Senders ``s0..`` -- ``r0`` == bottleneck == ``d0``."""
+        topo: dict[str, Any] = {"kind": "star", "senders": senders, "bottleneck": bottleneck}
+        if access is not None:
+            topo["access"] = access
+        return cls._preset(topo, duration, seed, **sim)
+
+    # -- editing ------------------------------------------------------------------------
+    def add_flow(self, src: str, dst: str, cc: str | dict[str, Any] = "reno", **options: Any) -> Scenario:
+        """Adds a flow entry (``count``, ``start``, ``stop``, ``bytes``, ``tcp``, ``name``...)."""
+        self.doc.setdefault("flows", []).append({"src": src, "dst": dst, "cc": cc, **options})
+        return self
+
+    def set_tcp(self, **options: Any) -> Scenario:
+        """Sets TCP defaults for every flow (``mss``, ``rwnd``, ``delayed_ack``...)."""
+        self.doc.setdefault("tcp", {}).update(options)
+        return self
+
+    def with_seed(self, seed: int) -> Scenario:
+        s = Scenario(self.doc)
+        s.doc.setdefault("simulation", {})["seed"] = seed
+        return s
+
+    # -- output -------------------------------------------------------------------------
+    def to_toml(self) -> str:
+        return tomli_w.dumps(_drop_none(self.doc))
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_toml())
+
+    def validate(self) -> str:
+        """Checks the document; returns its canonical form or raises :class:`ScenarioError`."""
+        try:
+            return _engine.validate(self.to_toml())
+        except _engine.ScenarioError as e:
+            raise ScenarioError(*e.args) from None
+
+    def __repr__(self) -> str:
+        topo = self.doc.get("topology", {}).get("kind", "?")
+        return f"Scenario({topo}, {len(self.doc.get('flows', []))} flow entries)"
+
+
+def _drop_none(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {k: _drop_none(v) for k, v in x.items() if v is not None}
+    if isinstance(x, list):
+        return [_drop_none(v) for v in x]
+    return x
