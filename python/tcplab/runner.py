@@ -19,7 +19,9 @@ def as_scenario(scenario: ScenarioLike) -> Scenario:
         return scenario
     if isinstance(scenario, dict):
         return Scenario(scenario)
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")):
+    if isinstance(scenario, Path) or (
+        isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")
+    ):
         return Scenario.load(scenario)
     return Scenario.from_toml(str(scenario))
 

@@ -45,7 +45,9 @@ class Scenario:
 
     @classmethod
     def _preset(cls, topology: dict[str, Any], duration: float, seed: int, **sim: Any) -> Scenario:
-        return cls({"simulation": {"duration": duration, "seed": seed, **sim}, "topology": topology, "flows": []})
+        return cls(
+            {"simulation": {"duration": duration, "seed": seed, **sim}, "topology": topology, "flows": []}
+        )
 
     @classmethod
     def dumbbell(
@@ -67,8 +69,16 @@ class Scenario:
         return cls._preset(topo, duration, seed, **sim)
 
     @classmethod
-    def chain(cls, hops: int, pairs: int, hop: dict[str, Any], access: dict[str, Any] | None = None,
-              duration: float = 60.0, seed: int = 1, **sim: Any) -> Scenario:
+    def chain(
+        cls,
+        hops: int,
+        pairs: int,
+        hop: dict[str, Any],
+        access: dict[str, Any] | None = None,
+        duration: float = 60.0,
+        seed: int = 1,
+        **sim: Any,
+    ) -> Scenario:
         """``s_i -- r0 == r1 == ... == r_hops -- d_i``."""
         topo: dict[str, Any] = {"kind": "chain", "hops": hops, "pairs": pairs, "hop": hop}
         if access is not None:
@@ -76,8 +86,15 @@ class Scenario:
         return cls._preset(topo, duration, seed, **sim)
 
     @classmethod
-    def star(cls, senders: int, bottleneck: dict[str, Any], access: dict[str, Any] | None = None,
-             duration: float = 60.0, seed: int = 1, **sim: Any) -> Scenario:
+    def star(
+        cls,
+        senders: int,
+        bottleneck: dict[str, Any],
+        access: dict[str, Any] | None = None,
+        duration: float = 60.0,
+        seed: int = 1,
+        **sim: Any,
+    ) -> Scenario:
         """Senders ``s0..`` -- ``r0`` == bottleneck == ``d0``."""
         topo: dict[str, Any] = {"kind": "star", "senders": senders, "bottleneck": bottleneck}
         if access is not None:

@@ -6,6 +6,7 @@
 
 mod error;
 pub mod schema;
+pub(crate) mod tagged;
 pub mod units;
 mod validate;
 
@@ -26,12 +27,9 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, ConfigError> {
     })?;
     let scenario: Scenario =
         serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            ConfigError::new(
-                if path == "." { String::new() } else { path },
-                inner.message().to_string(),
-            )
+            let outer = e.path().to_string();
+            let (field, message) = tagged::join_path(&outer, e.inner().message());
+            ConfigError::new(field, message)
         })?;
     validate::validate(&scenario)?;
     Ok(scenario)

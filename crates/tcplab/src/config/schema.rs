@@ -1,6 +1,7 @@
 //! The scenario document's types. Every struct denies unknown keys, so a typo is an
 //! error that names the key rather than a silently ignored setting.
 
+use super::tagged::tagged_enum;
 use super::units::{Rate, Seconds};
 use crate::cc::CcSpec;
 use serde::{Deserialize, Serialize};
@@ -114,41 +115,66 @@ pub struct AccessOverride {
 }
 
 /// The network. Presets name their nodes: senders `s0..`, routers `r0..`, receivers `d0..`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+/// Tagged by `kind`; each variant's settings are their own struct so that errors keep
+/// their field path (see `config::tagged`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Topology {
-    /// `s_i -- r0 == r1 -- d_i`: one bottleneck between two routers.
-    Dumbbell {
-        pairs: u32,
-        bottleneck: LinkSpec,
-        #[serde(default = "default_access")]
-        access: LinkSpec,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pair_access: Vec<AccessOverride>,
-    },
-    /// `s_i -- r0 == r1 == ... == r_hops -- d_i`: a chain of identical bottleneck hops
-    /// (parking lot without cross traffic).
-    Chain {
-        hops: u32,
-        pairs: u32,
-        hop: LinkSpec,
-        #[serde(default = "default_access")]
-        access: LinkSpec,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        pair_access: Vec<AccessOverride>,
-    },
-    /// `s_i -- r0 == d0`: many senders, one router, one receiver (003 fig. 1).
-    Star {
-        senders: u32,
-        bottleneck: LinkSpec,
-        #[serde(default = "default_access")]
-        access: LinkSpec,
-    },
-    /// Any graph: named nodes and duplex links; routes are shortest paths in hops.
-    Custom {
-        nodes: Vec<String>,
-        links: Vec<CustomLink>,
-    },
+    Dumbbell(DumbbellSpec),
+    Chain(ChainSpec),
+    Star(StarSpec),
+    Custom(CustomSpec),
+}
+
+tagged_enum!(Topology, "kind", {
+    "dumbbell" => Dumbbell,
+    "chain" => Chain,
+    "star" => Star,
+    "custom" => Custom,
+});
+
+/// `s_i -- r0 == r1 -- d_i`: one bottleneck between two routers.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    pub pairs: u32,
+    pub bottleneck: LinkSpec,
+    #[serde(default = "default_access")]
+    pub access: LinkSpec,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pair_access: Vec<AccessOverride>,
+}
+
+/// `s_i -- r0 == r1 == ... == r_hops -- d_i`: a chain of identical bottleneck hops
+/// (parking lot without cross traffic).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ChainSpec {
+    pub hops: u32,
+    pub pairs: u32,
+    pub hop: LinkSpec,
+    #[serde(default = "default_access")]
+    pub access: LinkSpec,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pair_access: Vec<AccessOverride>,
+}
+
+/// `s_i -- r0 == d0`: many senders, one router, one receiver (003 fig. 1).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct StarSpec {
+    pub senders: u32,
+    pub bottleneck: LinkSpec,
+    #[serde(default = "default_access")]
+    pub access: LinkSpec,
+}
+
+/// Any graph: named nodes and duplex links; routes are shortest paths in hops.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CustomSpec {
+    pub nodes: Vec<String>,
+    pub links: Vec<CustomLink>,
 }
 
 fn default_access() -> LinkSpec {
@@ -171,13 +197,25 @@ fn default_true() -> bool {
     true
 }
 
-/// A queue discipline.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+/// A queue discipline, tagged by `kind`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QueueSpec {
-    #[default]
-    Droptail,
+    Droptail(DropTailSpec),
 }
+
+tagged_enum!(QueueSpec, "kind", { "droptail" => Droptail });
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec::Droptail(DropTailSpec {})
+    }
+}
+
+/// DropTail has no settings beyond the link's `buffer` and `buffer_bytes`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DropTailSpec {}
 
 /// Which packets a loss model hits.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -189,16 +227,22 @@ pub enum LossApplies {
     Both,
 }
 
-/// A random loss process on one link direction.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+/// A random loss process on one link direction, tagged by `model`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(tag = "model", rename_all = "snake_case")]
 pub enum LossSpec {
-    /// Each packet is lost independently with probability `p`.
-    Bernoulli {
-        p: f64,
-        #[serde(default)]
-        applies_to: LossApplies,
-    },
+    Bernoulli(BernoulliSpec),
+}
+
+tagged_enum!(LossSpec, "model", { "bernoulli" => Bernoulli });
+
+/// Each packet is lost independently with probability `p`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BernoulliSpec {
+    pub p: f64,
+    #[serde(default)]
+    pub applies_to: LossApplies,
 }
 
 /// TCP options. Every field is optional; unset fields take the documented defaults.

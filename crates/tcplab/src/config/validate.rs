@@ -199,7 +199,7 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
 
 fn validate_loss(field: &str, loss: &LossSpec) -> Check {
     match loss {
-        LossSpec::Bernoulli { p, .. } => finite_in(
+        LossSpec::Bernoulli(BernoulliSpec { p, .. }) => finite_in(
             &format!("{field}.p"),
             *p,
             0.0,
@@ -211,40 +211,40 @@ fn validate_loss(field: &str, loss: &LossSpec) -> Check {
 
 fn validate_topology(t: &Topology) -> Check {
     match t {
-        Topology::Dumbbell {
+        Topology::Dumbbell(DumbbellSpec {
             pairs,
             bottleneck,
             access,
             pair_access,
-        } => {
+        }) => {
             positive("topology.pairs", *pairs)?;
             validate_link("topology.bottleneck", bottleneck)?;
             validate_link("topology.access", access)?;
             validate_overrides(pair_access, *pairs)
         }
-        Topology::Chain {
+        Topology::Chain(ChainSpec {
             hops,
             pairs,
             hop,
             access,
             pair_access,
-        } => {
+        }) => {
             positive("topology.hops", *hops)?;
             positive("topology.pairs", *pairs)?;
             validate_link("topology.hop", hop)?;
             validate_link("topology.access", access)?;
             validate_overrides(pair_access, *pairs)
         }
-        Topology::Star {
+        Topology::Star(StarSpec {
             senders,
             bottleneck,
             access,
-        } => {
+        }) => {
             positive("topology.senders", *senders)?;
             validate_link("topology.bottleneck", bottleneck)?;
             validate_link("topology.access", access)
         }
-        Topology::Custom { nodes, links } => {
+        Topology::Custom(CustomSpec { nodes, links }) => {
             if nodes.len() < 2 {
                 return Err(err("topology.nodes", "a network needs at least two nodes"));
             }

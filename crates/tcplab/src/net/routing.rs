@@ -62,13 +62,13 @@ mod tests {
 
     #[test]
     fn chain_path_crosses_every_hop() {
-        let g = expand(&Topology::Chain {
+        let g = expand(&Topology::Chain(crate::config::ChainSpec {
             hops: 3,
             pairs: 1,
             hop: LinkSpec::new(1e6, 0.002, 10),
             access: LinkSpec::new(5e6, 0.002, 10),
             pair_access: vec![],
-        });
+        }));
         let adj = adjacency(&g);
         let s = g.node("s0").unwrap();
         let d = g.node("d0").unwrap();

@@ -1,6 +1,9 @@
 //! Expands a topology (preset or custom) into named nodes and one-way links.
 
-use crate::config::{DirectionSpec, LinkSpec, LossSpec, QueueSpec, Rate, Seconds, Topology};
+use crate::config::{
+    ChainSpec, CustomSpec, DirectionSpec, DumbbellSpec, LinkSpec, LossSpec, QueueSpec, Rate,
+    Seconds, StarSpec, Topology,
+};
 
 /// One direction of a link, fully resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,12 +87,12 @@ fn reverse_of(
 pub fn expand(topology: &Topology) -> Graph {
     let mut g = Graph::default();
     match topology {
-        Topology::Dumbbell {
+        Topology::Dumbbell(DumbbellSpec {
             pairs,
             bottleneck,
             access,
             pair_access,
-        } => {
+        }) => {
             chain(
                 &mut g,
                 1,
@@ -100,13 +103,13 @@ pub fn expand(topology: &Topology) -> Graph {
                 "topology.bottleneck",
             );
         }
-        Topology::Chain {
+        Topology::Chain(ChainSpec {
             hops,
             pairs,
             hop,
             access,
             pair_access,
-        } => {
+        }) => {
             chain(
                 &mut g,
                 *hops,
@@ -117,11 +120,11 @@ pub fn expand(topology: &Topology) -> Graph {
                 "topology.hop",
             );
         }
-        Topology::Star {
+        Topology::Star(StarSpec {
             senders,
             bottleneck,
             access,
-        } => {
+        }) => {
             let r = g.add_node("r0".into());
             let d = g.add_node("d0".into());
             g.add_duplex(r, d, bottleneck, true, "topology.bottleneck");
@@ -130,7 +133,7 @@ pub fn expand(topology: &Topology) -> Graph {
                 g.add_duplex(s, r, access, false, "topology.access");
             }
         }
-        Topology::Custom { nodes, links } => {
+        Topology::Custom(CustomSpec { nodes, links }) => {
             for n in nodes {
                 g.add_node(n.clone());
             }
@@ -188,7 +191,7 @@ mod tests {
 
     #[test]
     fn dumbbell_has_expected_nodes_and_links() {
-        let t = Topology::Dumbbell {
+        let t = Topology::Dumbbell(crate::config::DumbbellSpec {
             pairs: 2,
             bottleneck: LinkSpec::new(10e6, 0.023, 100),
             access: LinkSpec::new(100e6, 0.001, 1000),
@@ -196,7 +199,7 @@ mod tests {
                 delay: Some(Seconds(0.05)),
                 ..Default::default()
             }],
-        };
+        });
         let g = expand(&t);
         assert_eq!(g.nodes, vec!["r0", "r1", "s0", "d0", "s1", "d1"]);
         assert_eq!(g.links.len(), 2 * 5);

@@ -17,14 +17,14 @@ use std::collections::HashMap;
 /// Builds the queue discipline of one link direction.
 fn build_queue(l: &DirectedLink, _seed: u64) -> Box<dyn Queue> {
     match l.queue {
-        QueueSpec::Droptail => Box::new(DropTail::new(l.buffer as usize, l.buffer_bytes)),
+        QueueSpec::Droptail(_) => Box::new(DropTail::new(l.buffer as usize, l.buffer_bytes)),
     }
 }
 
 fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     let spec = l.loss.as_ref()?;
     let (process, applies) = match spec {
-        LossSpec::Bernoulli { p, applies_to } => (LossProcess::Bernoulli { p: *p }, *applies_to),
+        LossSpec::Bernoulli(b) => (LossProcess::Bernoulli { p: b.p }, b.applies_to),
     };
     let target = match applies {
         LossApplies::Data => LossTarget::Data,
