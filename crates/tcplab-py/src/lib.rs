@@ -337,11 +337,24 @@ fn algorithms() -> Vec<&'static str> {
     tcplab::cc::ALGORITHMS.to_vec()
 }
 
+/// What this engine build supports, for experiments that need a mechanism by name.
+#[pyfunction]
+fn capabilities<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    use tcplab::config::{LossSpec, QueueSpec, Topology};
+    let d = PyDict::new(py);
+    d.set_item("cc", tcplab::cc::ALGORITHMS.to_vec())?;
+    d.set_item("queue", QueueSpec::KINDS.to_vec())?;
+    d.set_item("topology", Topology::KINDS.to_vec())?;
+    d.set_item("loss", LossSpec::KINDS.to_vec())?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(capabilities, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("ENGINE_VERSION", tcplab::ENGINE_VERSION)?;

@@ -83,10 +83,14 @@ pub fn variant<T: DeserializeOwned, E: Error>(value: toml::Value) -> Result<T, E
 /// Implements `Deserialize` for an enum of newtype variants tagged by `$tag`.
 macro_rules! tagged_enum {
     ($ty:ident, $tag:literal, { $($name:literal => $variant:ident),+ $(,)? }) => {
+        impl $ty {
+            /// The tag values this enum accepts.
+            pub const KINDS: &'static [&'static str] = &[$($name),+];
+        }
+
         impl<'de> serde::Deserialize<'de> for $ty {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                let names = [$($name),+];
-                let (kind, rest) = $crate::config::tagged::split_tag(d, $tag, &names)?;
+                let (kind, rest) = $crate::config::tagged::split_tag(d, $tag, Self::KINDS)?;
                 $(if kind == $name {
                     return $crate::config::tagged::variant(rest).map($ty::$variant);
                 })+

@@ -1,0 +1,53 @@
+"""Every experiment of the five papers, by name (see ../shared/seeds/EXPERIMENTS.md)."""
+
+from __future__ import annotations
+
+from .base import Claim, Experiment, Figure, Outcome, Published, Run
+
+REGISTRY: dict[str, Experiment] = {}
+
+PAPERS = {
+    "code": "Chan et al., CODE TCP (Computer Communications 2010)",
+    "veno": "Fu & Liew, TCP Veno (IEEE JSAC 2003)",
+    "fahmy": "Fahmy & Sharma, Deployment considerations for TCP Vegas (Purdue TR 2003)",
+    "hasegawa": "Hasegawa, Kurata & Murata, Fairness between TCP Reno and Vegas (ICNP 2000)",
+    "wlan": "Hashimoto, Hasegawa & Murata, Hybrid TCP in wireless LANs",
+}
+
+
+def register(cls: type[Experiment]) -> type[Experiment]:
+    exp = cls()
+    if exp.name in REGISTRY:
+        raise ValueError(f"experiment {exp.name} registered twice")
+    REGISTRY[exp.name] = exp
+    return cls
+
+
+def resolve(names: list[str]) -> list[Experiment]:
+    """Expands names: an experiment name, a paper prefix (``code``) or ``all``."""
+    _load()
+    out: list[Experiment] = []
+    for n in names:
+        if n == "all":
+            picked = list(REGISTRY.values())
+        elif n in REGISTRY:
+            picked = [REGISTRY[n]]
+        elif n in PAPERS:
+            picked = [e for e in REGISTRY.values() if e.name.startswith(n + "/")]
+        else:
+            known = ", ".join(["all", *PAPERS, *sorted(REGISTRY)])
+            raise KeyError(f"no experiment or paper named {n!r}; known: {known}")
+        out.extend(e for e in picked if e not in out)
+    return out
+
+
+def all_experiments() -> list[Experiment]:
+    _load()
+    return list(REGISTRY.values())
+
+
+def _load() -> None:
+    from . import code_tcp, fahmy, hasegawa, veno, wlan  # noqa: F401  (registration side effect)
+
+
+__all__ = ["Claim", "Experiment", "Figure", "Outcome", "Published", "Run", "all_experiments", "register", "resolve"]

@@ -1,0 +1,143 @@
+"""The reproduction report: a static HTML page and Markdown, figures in PNG and SVG."""
+
+from __future__ import annotations
+
+import html
+import math
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from .experiments import PAPERS
+from .experiments.base import Outcome
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
+padding:0 1em;color:#1d232b;line-height:1.45}
+h1{font-size:1.8em}h2{border-bottom:2px solid #d8dee6;padding-bottom:.2em;margin-top:2.2em}
+h3{margin-top:1.8em}table{border-collapse:collapse;margin:.8em 0;font-size:.88em}
+th,td{border:1px solid #cfd6de;padding:.25em .6em;text-align:right}th{background:#f0f3f6}
+td:first-child,th:first-child{text-align:left}.status{font-weight:600;padding:.1em .5em;border-radius:.3em}
+.ok{background:#dff3e4;color:#135c2a}.needs{background:#fdf0d5;color:#7a4b00}.fail{background:#fbe0e0;color:#8a1c1c}
+.claims li{margin:.2em 0}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #e3e7ec}
+figcaption{font-size:.9em;color:#4b5563}.setup{background:#f7f9fb;border-left:4px solid #9fb3c8;padding:.5em 1em}
+.note{background:#fff8e6;border-left:4px solid #e0b04a;padding:.4em 1em}nav a{margin-right:1em}
+"""
+
+
+def _fmt(v) -> str:
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "–"
+        return f"{v:.4g}" if abs(v) < 1e5 else f"{v:.3e}"
+    return str(v)
+
+
+def md_table(df: pd.DataFrame) -> str:
+    cols = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for _, row in df.iterrows():
+        lines.append("| " + " | ".join(_fmt(v) for v in row.to_numpy()) + " |")
+    return "\n".join(lines)
+
+
+def html_table(df: pd.DataFrame) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row.to_numpy()) + "</tr>"
+        for _, row in df.iterrows()
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _claim_mark(passed: bool | None) -> tuple[str, str]:
+    if passed is None:
+        return "?", "not evaluated"
+    return ("✓", "holds") if passed else ("✗", "does not hold")
+
+
+def write_report(outcomes: list[Outcome], out_dir: str | Path, quick: bool, wall_seconds: float | None = None) -> Path:
+    """Writes index.html, report.md and figures/; returns the HTML path."""
+    out = Path(out_dir)
+    figdir = out / "figures"
+    figdir.mkdir(parents=True, exist_ok=True)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    stamp = time.strftime("%Y-%m-%d %H:%M")
+    mode = "quick (reduced repetitions and durations)" if quick else "full (the papers' repetitions and durations)"
+    md = [f"# tcplab reproduction report\n\nGenerated {stamp}; mode: {mode}."]
+    if wall_seconds is not None:
+        md.append(f"Simulation and analysis took {wall_seconds:.0f} s of wall time.")
+    h = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>tcplab reproduction report</title>"
+        f"<style>{CSS}</style></head><body><h1>tcplab reproduction report</h1>"
+        f"<p>Generated {stamp}; mode: {html.escape(mode)}."
+        + (f" Simulation and analysis took {wall_seconds:.0f} s of wall time." if wall_seconds else "")
+        + "</p>"
+    ]
+    summary = pd.DataFrame(
+        [
+            {
+                "experiment": o.experiment.name,
+                "status": o.status,
+                "claims holding": f"{sum(c.passed is True for c in o.claims)}/{len(o.claims)}",
+            }
+            for o in outcomes
+        ]
+    )
+    md += ["## Summary", md_table(summary)]
+    h += ["<h2>Summary</h2>", html_table(summary)]
+
+    by_paper: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        by_paper.setdefault(o.experiment.name.split("/")[0], []).append(o)
+    for paper, items in by_paper.items():
+        title = PAPERS.get(paper, paper)
+        md.append(f"## {title}")
+        h.append(f"<h2 id='{paper}'>{html.escape(title)}</h2>")
+        for o in items:
+            e = o.experiment
+            anchor = e.name.replace("/", "-")
+            cls = "ok" if o.status == "ok" else ("needs" if o.status.startswith("needs") else "fail")
+            md.append(f"### {e.name}: {e.title}\n\nStatus: **{o.status}**\n\n{e.setup}")
+            h.append(
+                f"<h3 id='{anchor}'>{html.escape(e.name)}: {html.escape(e.title)} "
+                f"<span class='status {cls}'>{html.escape(o.status)}</span></h3>"
+                f"<div class='setup'>{html.escape(e.setup)}</div>"
+            )
+            for fig in o.figures:
+                base = f"{anchor}-{fig.name}"
+                fig.figure.savefig(figdir / f"{base}.png", dpi=130, bbox_inches="tight")
+                fig.figure.savefig(figdir / f"{base}.svg", bbox_inches="tight")
+                plt.close(fig.figure)
+                md.append(f"![{fig.caption}](figures/{base}.png)\n\n*{fig.caption}*")
+                h.append(
+                    f"<figure><img src='figures/{base}.svg' alt='{html.escape(fig.caption)}'>"
+                    f"<figcaption>{html.escape(fig.caption)}</figcaption></figure>"
+                )
+            if o.comparison is not None and len(o.comparison):
+                md += ["Published beside ours:", md_table(o.comparison)]
+                h += ["<p><b>Published beside ours</b></p>", html_table(o.comparison)]
+            for name, table in o.tables.items():
+                md += [f"{name}:", md_table(table)]
+                h += [f"<p><b>{html.escape(name)}</b></p>", html_table(table)]
+            if o.claims:
+                md.append("Claims of the paper, checked against our data:")
+                h.append("<ul class='claims'>")
+                for c in o.claims:
+                    mark, word = _claim_mark(c.passed)
+                    md.append(f"- {mark} {c.text} ({word}{': ' + c.detail if c.detail else ''})")
+                    h.append(f"<li>{mark} {html.escape(c.text)} <i>({word}{': ' + html.escape(c.detail) if c.detail else ''})</i></li>")
+                h.append("</ul>")
+            for n in o.notes:
+                md.append(f"> {n}")
+                h.append(f"<p class='note'>{html.escape(n)}</p>")
+    h.append("</body></html>")
+    (out / "report.md").write_text("\n\n".join(md) + "\n")
+    path = out / "index.html"
+    path.write_text("\n".join(h))
+    return path

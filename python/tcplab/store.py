@@ -1,0 +1,128 @@
+"""The result store: one directory per run, keyed by a hash of the scenario and engine version.
+
+Each run is written to a temporary directory and renamed into place, so a run is either
+completely stored or absent: an interrupted sweep never leaves a half-written result, and a
+restarted sweep reuses every finished run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _engine
+from .result import TABLES, Result
+
+DEFAULT_ROOT = Path("results")
+
+
+def run_key(canonical_toml: str, engine_version: str = _engine.ENGINE_VERSION) -> str:
+    """The store key: SHA-256 of the engine version and the canonical scenario document."""
+    h = hashlib.sha256()
+    h.update(engine_version.encode())
+    h.update(b"\n")
+    h.update(canonical_toml.encode())
+    return h.hexdigest()[:32]
+
+
+class ResultStore:
+    """Runs on disk under ``root/runs/<k[:2]>/<k>/``: one Parquet file per table plus meta.json."""
+
+    def __init__(self, root: str | Path = DEFAULT_ROOT):
+        self.root = Path(root)
+
+    def _dir(self, key: str) -> Path:
+        return self.root / "runs" / key[:2] / key
+
+    def has(self, key: str) -> bool:
+        return (self._dir(key) / "meta.json").is_file()
+
+    def put(self, key: str, raw: dict[str, Any], info: dict[str, Any]) -> None:
+        """Stores a run's raw engine records atomically; a concurrent duplicate is dropped."""
+        final = self._dir(key)
+        if self.has(key):
+            return
+        tmp = self.root / "tmp" / f"{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        tmp.mkdir(parents=True)
+        try:
+            res = Result.from_engine(raw)
+            for name in TABLES:
+                df = getattr(res, name)
+                if df is not None:
+                    df.to_parquet(tmp / f"{name}.parquet", index=False)
+            meta = {"key": key, "engine_version": _engine.ENGINE_VERSION, "run_meta": res.meta, **info}
+            (tmp / "meta.json").write_text(json.dumps(meta, indent=1, default=str))
+            final.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.rename(tmp, final)
+            except OSError:
+                if not self.has(key):
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def load(self, key: str) -> Result:
+        d = self._dir(key)
+        meta = json.loads((d / "meta.json").read_text())
+        frames = {}
+        for name in TABLES:
+            p = d / f"{name}.parquet"
+            frames[name] = pd.read_parquet(p) if p.exists() else None
+        return Result(meta=meta["run_meta"], **frames)
+
+    def info(self, key: str) -> dict[str, Any]:
+        return json.loads((self._dir(key) / "meta.json").read_text())
+
+    def keys(self) -> list[str]:
+        runs = self.root / "runs"
+        if not runs.is_dir():
+            return []
+        return sorted(p.parent.name for p in runs.glob("*/*/meta.json"))
+
+    def index(self) -> pd.DataFrame:
+        """One row per stored run: key, experiment, parameters, seed, duration."""
+        rows = []
+        for k in self.keys():
+            m = self.info(k)
+            rows.append(
+                {
+                    "key": k,
+                    "experiment": m.get("experiment", ""),
+                    **{f"param.{p}": v for p, v in m.get("params", {}).items()},
+                    "seed": m["run_meta"].get("seed"),
+                    "duration": m["run_meta"].get("duration"),
+                    "engine_version": m.get("engine_version"),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def export(self, path: str | Path, table: str = "flows", experiment: str | None = None) -> int:
+        """Concatenates one table of every stored run (with key, experiment and parameter
+        columns) into a single Parquet file; returns the number of rows written."""
+        if table not in TABLES:
+            raise ValueError(f"table {table!r} is unknown; one of {', '.join(TABLES)}")
+        frames = []
+        for k in self.keys():
+            m = self.info(k)
+            if experiment and m.get("experiment") != experiment:
+                continue
+            p = self._dir(k) / f"{table}.parquet"
+            if not p.exists():
+                continue
+            df = pd.read_parquet(p)
+            df.insert(0, "run_key", k)
+            df.insert(1, "experiment", m.get("experiment", ""))
+            for name, v in m.get("params", {}).items():
+                df[f"param.{name}"] = v
+            frames.append(df)
+        out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        out.to_parquet(path, index=False)
+        return len(out)
