@@ -16,7 +16,8 @@
 //! - Slow start is standard and dwnd stays 0 during it (draft-sridharan section 3).
 //! - The delay-based part runs only while `win >= low_window`; 38 packets in
 //!   draft-sridharan-tcpm-ctcp-02 (HighSpeed TCP's Low_Window). Below it dwnd is frozen.
-//! - A retransmission timeout resets dwnd to 0 (the window restarts from slow start).
+//! - A retransmission timeout resets dwnd to 0 (choice: the window restarts from slow
+//!   start, where dwnd is 0 by the draft's rule).
 //!
 //! gamma is 30 packets in Tan et al.; 004 uses 2, the default here.
 

@@ -8,8 +8,9 @@
 //!   keeps `alpha` packets queued at the bottleneck.
 //! - Estimation (Jin et al., section 3, estimation component): baseRTT is the smallest RTT
 //!   seen; avgRTT is an exponentially weighted moving average of every RTT sample with
-//!   weight `eta = min(3/w, 1/4)`. The NS-2 module (Cui and Andrew, tcp-fast.cc) caps the
-//!   weight at 1/256 instead: option `avg_weight_cap`.
+//!   weight `eta = min(3/w, 1/4)` (the paper's weight as recalled; its text was not at
+//!   hand to re-check). The NS-2 module (Cui and Andrew, tcp-fast.cc) caps the weight at
+//!   1/256 instead: option `avg_weight_cap`.
 //! - Update period: 004 section II says FAST updates once per RTT (default
 //!   `update_period = 1`); the NS-2 module (since v1.1.3) and the Linux code update every
 //!   other RTT (`update_period = 2`).
