@@ -22,8 +22,18 @@
 //! Windows are in packets and fractional, as in NS-2's `cwnd_`; the sender sends
 //! `floor(min(cwnd, rwnd))` packets.
 
+pub mod ack_loss;
+pub mod areno;
+pub mod ctcp;
+pub mod cubic;
+pub mod fast;
+pub mod highspeed;
 pub mod params;
 pub mod reno;
+pub mod round;
+pub mod scalable;
+#[cfg(test)]
+mod testkit;
 
 use crate::config::ConfigError;
 use crate::sim::Time;
@@ -116,6 +126,10 @@ pub struct CcState {
     pub rto: Time,
     /// Segment payload size, bytes.
     pub mss: u32,
+    /// Segments the receiver covers with one ACK in steady state: 2 when it delays ACKs
+    /// (RFC 5681 section 4.2), else 1. The simulator knows it from the flow's TcpConfig;
+    /// a real sender would have to infer it. Used by the ACK-loss reaction of 004.
+    pub ack_stride: u32,
 }
 
 impl CcState {
@@ -135,6 +149,7 @@ impl CcState {
             latest_rtt: Time::ZERO,
             rto: Time::from_secs_f64(1.0),
             mss,
+            ack_stride: 1,
         }
     }
 
@@ -178,6 +193,9 @@ pub enum LossKind {
     EarlyRetransmit,
     /// The retransmission timer expired.
     Timeout,
+    /// Lost ACKs, inferred by the ACK-loss reaction of 004 section III-A ([`ack_loss`]);
+    /// no segment is retransmitted.
+    AckLoss,
 }
 
 /// Context of a loss response.
@@ -278,12 +296,32 @@ pub trait CongestionControl: Send {
 }
 
 /// Names the registry knows, for help texts and error messages.
-pub const ALGORITHMS: &[&str] = &["reno", "newreno", "tahoe"];
+pub const ALGORITHMS: &[&str] = &[
+    "reno",
+    "newreno",
+    "tahoe",
+    "fast",
+    "ctcp",
+    "areno",
+    "highspeed",
+    "scalable",
+    "cubic",
+];
 
 /// Builds the algorithm a scenario names. `field` is the document path used in errors.
+/// An `ack_loss_reaction` key wraps any algorithm in [`ack_loss::AckLossReaction`].
 pub fn build(spec: &CcSpec, field: &str) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    if spec.params.contains_key(ack_loss::KEY) {
+        return ack_loss::AckLossReaction::from_spec(spec, field);
+    }
     match spec.name.as_str() {
         "reno" | "newreno" | "tahoe" => Ok(Box::new(reno::Reno::from_spec(spec, field)?)),
+        "fast" => Ok(Box::new(fast::Fast::from_spec(spec, field)?)),
+        "ctcp" => Ok(Box::new(ctcp::Ctcp::from_spec(spec, field)?)),
+        "areno" => Ok(Box::new(areno::AReno::from_spec(spec, field)?)),
+        "highspeed" => Ok(Box::new(highspeed::HighSpeed::from_spec(spec, field)?)),
+        "scalable" => Ok(Box::new(scalable::Scalable::from_spec(spec, field)?)),
+        "cubic" => Ok(Box::new(cubic::Cubic::from_spec(spec, field)?)),
         other => Err(ConfigError::new(
             format!("{field}.name"),
             format!(

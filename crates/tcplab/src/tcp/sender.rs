@@ -100,6 +100,7 @@ impl TcpSender {
         };
         let mut st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss, cfg.rwnd);
         st.rto = cfg.initial_rto;
+        st.ack_stride = if cfg.delayed_ack { 2 } else { 1 };
         TcpSender {
             flow,
             src,

@@ -10,6 +10,7 @@ fn loss_kind_name(k: LossKind) -> &'static str {
         LossKind::FastRetransmit => "fast_retransmit",
         LossKind::EarlyRetransmit => "early_retransmit",
         LossKind::Timeout => "timeout",
+        LossKind::AckLoss => "ack_loss",
     }
 }
 
