@@ -5,11 +5,13 @@
 //! flow) and `[[flows]]`. See `docs/scenario.md` for the full reference.
 
 mod error;
+pub mod queues;
 pub mod schema;
 pub mod units;
 mod validate;
 
 pub use error::ConfigError;
+pub use queues::*;
 pub use schema::*;
 pub use units::{Rate, Seconds};
 

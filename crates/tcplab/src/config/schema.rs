@@ -1,6 +1,7 @@
 //! The scenario document's types. Every struct denies unknown keys, so a typo is an
 //! error that names the key rather than a silently ignored setting.
 
+use super::queues::{RedConstSpec, RedSpec, SplitSpec, SredSpec, ZlRedSpec};
 use super::units::{Rate, Seconds};
 use crate::cc::CcSpec;
 use serde::{Deserialize, Serialize};
@@ -171,12 +172,22 @@ fn default_true() -> bool {
     true
 }
 
-/// A queue discipline.
+/// A queue discipline, chosen by `kind`; parameters and defaults in [`super::queues`].
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum QueueSpec {
     #[default]
     Droptail,
+    /// Random Early Detection (Floyd & Jacobson 1993).
+    Red(RedSpec),
+    /// RED with a constant drop probability above `min_th` (003 section 4.1.2).
+    RedConst(RedConstSpec),
+    /// Stabilized RED (Ott, Lakshman & Wong 1999).
+    Sred(SredSpec),
+    /// Zombie Listed RED (003 section 6).
+    ZlRed(ZlRedSpec),
+    /// Separate data and ACK buffers (004's ref. [13]).
+    Split(SplitSpec),
 }
 
 /// Which packets a loss model hits.

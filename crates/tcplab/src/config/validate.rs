@@ -164,6 +164,7 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
     if let Some(loss) = &l.loss {
         validate_loss(&format!("{field}.loss"), loss)?;
     }
+    super::queues::validate_queue(&format!("{field}.queue"), &l.queue, l.buffer)?;
     if let Some(r) = &l.reverse {
         let rf = format!("{field}.reverse");
         if let Some(rate) = r.rate {
@@ -193,6 +194,11 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
         if let Some(loss) = &r.loss {
             validate_loss(&format!("{rf}.loss"), loss)?;
         }
+        let (queue, queue_field) = match &r.queue {
+            Some(q) => (q, format!("{rf}.queue")),
+            None => (&l.queue, format!("{field}.queue")),
+        };
+        super::queues::validate_queue(&queue_field, queue, r.buffer.unwrap_or(l.buffer))?;
     }
     Ok(())
 }

@@ -76,6 +76,16 @@ pub struct QueueSeries {
     pub bytes: Vec<u64>,
 }
 
+/// Queue-discipline internal variables of monitored links (RED's `avg`, SRED's
+/// `hit_freq` and `flows_estimate`, ...), long format: one row per variable.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueVarSeries {
+    pub time: Vec<f64>,
+    pub link: Vec<u32>,
+    pub name: Vec<&'static str>,
+    pub value: Vec<f64>,
+}
+
 /// Congestion-control internal variables (long format: one row per variable).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CcSeries {
@@ -169,6 +179,7 @@ pub struct RunRecords {
     pub flow_series: FlowSeries,
     pub queue_series: QueueSeries,
     pub cc_series: CcSeries,
+    pub queue_vars: QueueVarSeries,
     pub losses: LossEvents,
     pub events: Option<EventLog>,
 }

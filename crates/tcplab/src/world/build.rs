@@ -3,11 +3,11 @@
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
 use crate::cc::{self, Recovery};
-use crate::config::{LossApplies, LossSpec, QueueSpec, Scenario};
+use crate::config::{LossApplies, LossSpec, Scenario};
 use crate::net::routing::{adjacency, RouteTree};
 use crate::net::topology::{expand, DirectedLink};
 use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
-use crate::queue::{DropTail, Queue};
+use crate::queue::Queue;
 use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries};
 use crate::sim::{RngStream, Scheduler, Time};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
@@ -15,10 +15,8 @@ use crate::ConfigError;
 use std::collections::HashMap;
 
 /// Builds the queue discipline of one link direction.
-fn build_queue(l: &DirectedLink, _seed: u64) -> Box<dyn Queue> {
-    match l.queue {
-        QueueSpec::Droptail => Box::new(DropTail::new(l.buffer as usize, l.buffer_bytes)),
-    }
+fn build_queue(l: &DirectedLink, seed: u64) -> Box<dyn Queue> {
+    crate::queue::build(l, seed)
 }
 
 fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
@@ -161,6 +159,7 @@ impl World {
             flow_series: FlowSeries::default(),
             queue_series: QueueSeries::default(),
             cc_series: CcSeries::default(),
+            queue_vars: Default::default(),
             events: s.simulation.event_log.then(EventLog::default),
             cc_vars: Vec::new(),
         })

@@ -9,7 +9,7 @@ mod build;
 mod records;
 
 use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
-use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, RunRecords};
+use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, QueueVarSeries, RunRecords};
 use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::{parse_scenario, ConfigError, Scenario};
@@ -83,6 +83,7 @@ pub struct World {
     flow_series: FlowSeries,
     queue_series: QueueSeries,
     cc_series: CcSeries,
+    queue_vars: QueueVarSeries,
     events: Option<EventLog>,
     cc_vars: Vec<(&'static str, f64)>,
 }
@@ -198,19 +199,23 @@ impl World {
         self.link_send(first, p);
     }
 
+    /// Offers a packet to a link. Every arrival passes through the queue, even at an
+    /// idle link (which then takes it straight back), so an AQM sees every arrival and
+    /// idle period, as in NS-2.
     fn link_send(&mut self, l: LinkId, p: Packet) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        if link.in_tx.is_none() {
-            let done = now + link.transmission_time(&p);
-            link.in_tx = Some(p);
-            self.sched.schedule(done, Event::LinkDone(l));
+        link.account_queue(now);
+        if let Err(cause) = link.queue.enqueue(p, now) {
+            self.drop_packet(p, l, cause);
             return;
         }
-        link.account_queue(now);
-        match link.queue.enqueue(p, now) {
-            Ok(()) => link.note_queue_len(),
-            Err(cause) => self.drop_packet(p, l, cause),
+        if link.in_tx.is_some() {
+            link.note_queue_len();
+        } else if let Some(next) = link.queue.dequeue(now) {
+            let done = now + link.transmission_time(&next);
+            link.in_tx = Some(next);
+            self.sched.schedule(done, Event::LinkDone(l));
         }
     }
 
@@ -331,6 +336,14 @@ impl World {
             self.queue_series.link.push(link.id);
             self.queue_series.packets.push(link.queue.len() as u32);
             self.queue_series.bytes.push(link.queue.bytes());
+            self.cc_vars.clear();
+            link.queue.variables(&mut self.cc_vars);
+            for &(name, value) in &self.cc_vars {
+                self.queue_vars.time.push(t);
+                self.queue_vars.link.push(link.id);
+                self.queue_vars.name.push(name);
+                self.queue_vars.value.push(value);
+            }
         }
         let next = self.now + self.sample_interval;
         if next <= self.end {

@@ -125,6 +125,7 @@ impl World {
             flow_series: self.flow_series,
             queue_series: self.queue_series,
             cc_series: self.cc_series,
+            queue_vars: self.queue_vars,
             losses,
             events: self.events,
         }
