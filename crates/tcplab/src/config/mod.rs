@@ -7,12 +7,15 @@
 mod error;
 pub mod queues;
 pub mod schema;
+pub mod traces;
+mod traffic;
 pub mod units;
 mod validate;
 
 pub use error::ConfigError;
 pub use queues::*;
 pub use schema::*;
+pub use traces::{PcapResolution, PcapSpec, TapPoint};
 pub use units::{Rate, Seconds};
 
 /// Parses and validates a TOML scenario document.

@@ -34,6 +34,10 @@ pub struct Simulation {
     /// Record every send, arrival and drop (large; for debugging and traces).
     #[serde(default)]
     pub event_log: bool,
+    /// Link directions to capture into pcap files, under an output directory the
+    /// caller gives (`[[simulation.pcap]] link = "r0->r1", file = "bottleneck.pcap"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<super::traces::PcapSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -210,6 +214,54 @@ pub enum LossSpec {
         #[serde(default)]
         applies_to: LossApplies,
     },
+    /// Bursty loss from a two-state Markov chain stepped per packet (net/loss.rs).
+    /// Give either `p` (good -> bad) and `r` (bad -> good), with optional `loss_good`
+    /// (default 0) and `loss_bad` (default 1); or `mean_loss` and `mean_burst` (packets,
+    /// at least 1) of Gilbert's model, which set `p` and `r` with `loss_good = 0`,
+    /// `loss_bad = 1`.
+    GilbertElliott {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        p: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        r: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        loss_good: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        loss_bad: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mean_loss: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mean_burst: Option<f64>,
+        #[serde(default)]
+        applies_to: LossApplies,
+    },
+}
+
+/// A resolved Gilbert-Elliott chain: (p, r, loss_good, loss_bad).
+pub type GilbertParams = (f64, f64, f64, f64);
+
+impl LossSpec {
+    /// The chain's parameters of a (validated) Gilbert-Elliott spec.
+    pub fn gilbert_params(&self) -> Option<GilbertParams> {
+        match self {
+            LossSpec::GilbertElliott {
+                p,
+                r,
+                loss_good,
+                loss_bad,
+                mean_loss,
+                mean_burst,
+                ..
+            } => {
+                let (p, r) = match (mean_loss, mean_burst) {
+                    (Some(l), Some(b)) => crate::net::loss::GilbertElliott::from_means(*l, *b),
+                    _ => (p.unwrap_or(0.0), r.unwrap_or(1.0)),
+                };
+                Some((p, r, loss_good.unwrap_or(0.0), loss_bad.unwrap_or(1.0)))
+            }
+            LossSpec::Bernoulli { .. } => None,
+        }
+    }
 }
 
 /// TCP options. Every field is optional; unset fields take the documented defaults.
@@ -288,7 +340,24 @@ impl Default for StartSpec {
     }
 }
 
-/// One or more identical TCP flows.
+/// What a flow carries.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// A TCP connection (the default).
+    #[default]
+    Tcp,
+    /// UDP datagrams at a constant bit rate (`rate`, `packet_size`).
+    Cbr,
+}
+
+impl FlowKind {
+    fn is_tcp(&self) -> bool {
+        *self == FlowKind::Tcp
+    }
+}
+
+/// One or more identical flows: TCP (default) or UDP constant bit rate (`kind = "cbr"`).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
@@ -297,8 +366,13 @@ pub struct FlowSpec {
     pub name: Option<String>,
     pub src: String,
     pub dst: String,
-    /// Congestion control: a name, or `{ name = "...", <parameters> }`.
-    pub cc: CcSpec,
+    /// tcp (default) or cbr.
+    #[serde(default, skip_serializing_if = "FlowKind::is_tcp")]
+    pub kind: FlowKind,
+    /// Congestion control of a TCP flow (required for TCP): a name, or
+    /// `{ name = "...", <parameters> }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcSpec>,
     /// Loss recovery: tahoe, reno or newreno (default: the algorithm's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<String>,
@@ -315,7 +389,24 @@ pub struct FlowSpec {
     pub bytes: Option<u64>,
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// CBR: bits per second of datagrams on the wire (required for CBR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// CBR: bytes per datagram on the wire, IPv4 and UDP headers (28) included
+    /// (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<u32>,
+    /// On/off schedule: the flow offers data only within these `[on, off]` intervals
+    /// (seconds, in order, not overlapping); replaces `start` and `stop`. A TCP flow
+    /// that turns off stops offering new data (what is outstanding is still delivered
+    /// and repaired) and on turning on again resumes with the state it had (cwnd, RTT
+    /// estimates), as an NS-2 FTP source stopped and restarted on the same agent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<[Seconds; 2]>,
 }
+
+/// Default datagram size of a CBR flow, bytes.
+pub const DEFAULT_CBR_PACKET_SIZE: u32 = 1000;
 
 fn default_count() -> u32 {
     1

@@ -3,7 +3,8 @@
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
 use crate::cc::{self, Recovery};
-use crate::config::{LossApplies, LossSpec, Scenario};
+use crate::config::{FlowKind, LossApplies, LossSpec, Scenario};
+use crate::net::loss::GilbertElliott;
 use crate::net::routing::{adjacency, RouteTree};
 use crate::net::topology::{expand, DirectedLink};
 use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
@@ -21,8 +22,14 @@ fn build_queue(l: &DirectedLink, seed: u64) -> Box<dyn Queue> {
 
 fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     let spec = l.loss.as_ref()?;
+    let mut rng = RngStream::new(seed, &format!("loss:{}", l.name));
     let (process, applies) = match spec {
         LossSpec::Bernoulli { p, applies_to } => (LossProcess::Bernoulli { p: *p }, *applies_to),
+        LossSpec::GilbertElliott { applies_to, .. } => {
+            let (p, r, good, bad) = spec.gilbert_params()?;
+            let chain = GilbertElliott::new(p, r, good, bad, &mut rng);
+            (LossProcess::GilbertElliott(chain), *applies_to)
+        }
     };
     let target = match applies {
         LossApplies::Data => LossTarget::Data,
@@ -32,8 +39,18 @@ fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     Some(LossModel {
         process,
         target,
-        rng: RngStream::new(seed, &format!("loss:{}", l.name)),
+        rng,
     })
+}
+
+/// Schedules the start and stop events of an application's on periods.
+pub(super) fn schedule_periods(sched: &mut Scheduler<Event>, app: &AppSchedule, id: u32) {
+    for &(on, off) in &app.periods {
+        sched.schedule(on, Event::FlowStart(id));
+        if let Some(off) = off {
+            sched.schedule(off, Event::FlowStop(id));
+        }
+    }
 }
 
 impl World {
@@ -72,6 +89,9 @@ impl World {
         let mut flows = Vec::new();
         let mut sched = Scheduler::new();
         for (i, spec) in s.flows.iter().enumerate() {
+            let Some(cc_spec) = spec.cc.as_ref().filter(|_| spec.kind == FlowKind::Tcp) else {
+                continue; // CBR flows are built after the TCP flows (udp.rs)
+            };
             let field = format!("flows[{i}]");
             let src = graph
                 .node(&spec.src)
@@ -92,23 +112,19 @@ impl World {
                 } else {
                     base
                 };
-                let cc = cc::build(&spec.cc, &format!("{field}.cc"))?;
+                let cc = cc::build(cc_spec, &format!("{field}.cc"))?;
                 let recovery = spec
                     .recovery
                     .as_deref()
                     .and_then(Recovery::parse)
                     .unwrap_or(cc.default_recovery());
                 let mut rng = RngStream::new(seed, &format!("flow:{name}"));
-                let app =
-                    AppSchedule::resolve(&spec.start, spec.stop.map(|t| t.0), spec.bytes, &mut rng);
+                let app = AppSchedule::for_flow(spec, &mut rng);
                 let sender =
                     TcpSender::new(id, src as u32, dst as u32, &cfg, cc, recovery, app.bytes);
                 let total = sender.total_segments().map(|n| (n, sender.last_payload()));
                 let receiver = TcpReceiver::new(id, dst as u32, src as u32, &cfg, total);
-                sched.schedule(app.start, Event::FlowStart(id));
-                if let Some(stop) = app.stop {
-                    sched.schedule(stop, Event::FlowStop(id));
-                }
+                schedule_periods(&mut sched, &app, id);
                 flows.push(Flow {
                     name,
                     src_name: spec.src.clone(),
@@ -117,7 +133,7 @@ impl World {
                     receiver,
                     fwd: fwd.clone(),
                     rev: rev.clone(),
-                    start: app.start,
+                    start: app.start(),
                     data_drops: DropCounts::default(),
                     ack_drops: DropCounts::default(),
                     drop_log: Vec::new(),
@@ -129,6 +145,9 @@ impl World {
                 });
             }
         }
+
+        let udp_flows =
+            super::udp::build_udp_flows(s, &graph, &mut path, flows.len() as u32, &mut sched)?;
 
         let end = Time::from_secs_f64(s.simulation.duration.0);
         let measure = match s.simulation.measure {
@@ -148,6 +167,7 @@ impl World {
             sched,
             links,
             flows,
+            udp_flows,
             end: measure[1].max(end).min(end),
             sample_interval,
             measure,
@@ -162,6 +182,18 @@ impl World {
             queue_vars: Default::default(),
             events: s.simulation.event_log.then(EventLog::default),
             cc_vars: Vec::new(),
+            traces: super::trace::Traces::requested(
+                s.simulation
+                    .pcap
+                    .iter()
+                    .filter_map(|t| {
+                        Some((
+                            graph.links.iter().position(|l| l.name == t.link)? as u32,
+                            t.clone(),
+                        ))
+                    })
+                    .collect(),
+            ),
         })
     }
 }
