@@ -885,3 +885,39 @@ dst = "d0"
         assert!(e.contains(expected), "{e:?} should mention {expected:?}");
     }
 }
+
+#[test]
+fn new_settings_survive_the_canonical_document() {
+    let doc = r#"
+[simulation]
+duration = 10
+[[simulation.pcap]]
+link = "r0->r1"
+file = "b.pcap"
+at = "exit"
+resolution = "ns"
+[topology]
+kind = "dumbbell"
+pairs = 2
+bottleneck = { rate = "1Mbps", delay = "5ms", buffer = 50, queue = { kind = "zl_red", hit_drop = 0 }, loss = { model = "gilbert_elliott", mean_loss = 0.01, mean_burst = 2 }, reverse = { queue = { kind = "split", acks = 10 }, loss = { model = "gilbert_elliott", p = 0.01, r = 0.5, loss_bad = 0.5, applies_to = "acks" } } }
+access = { rate = "10Mbps", delay = "1ms", queue = { kind = "red", gentle = true, mode = "bytes" } }
+[[flows]]
+src = "s0"
+dst = "d0"
+cc = "reno"
+schedule = [[0, 4], [6, 8]]
+[[flows]]
+kind = "cbr"
+src = "s1"
+dst = "d1"
+rate = "300kbps"
+packet_size = 200
+"#;
+    let first = tcplab::parse_scenario(doc).unwrap();
+    let again = tcplab::parse_scenario(&first.to_toml()).unwrap();
+    assert_eq!(first, again);
+    assert!(
+        !first.to_toml().contains("kind = \"tcp\""),
+        "TCP stays the implicit kind"
+    );
+}

@@ -89,10 +89,13 @@ impl World {
         let mut flows = Vec::new();
         let mut sched = Scheduler::new();
         for (i, spec) in s.flows.iter().enumerate() {
-            let Some(cc_spec) = spec.cc.as_ref().filter(|_| spec.kind == FlowKind::Tcp) else {
+            if spec.kind != FlowKind::Tcp {
                 continue; // CBR flows are built after the TCP flows (udp.rs)
-            };
+            }
             let field = format!("flows[{i}]");
+            let cc_spec = spec.cc.as_ref().ok_or_else(|| {
+                ConfigError::new(format!("{field}.cc"), "missing; a TCP flow needs one")
+            })?;
             let src = graph
                 .node(&spec.src)
                 .ok_or_else(|| ConfigError::new(format!("{field}.src"), "unknown node"))?;
@@ -149,6 +152,18 @@ impl World {
         let udp_flows =
             super::udp::build_udp_flows(s, &graph, &mut path, flows.len() as u32, &mut sched)?;
 
+        let mut taps = Vec::new();
+        for (i, t) in s.simulation.pcap.iter().enumerate() {
+            let link = graph
+                .links
+                .iter()
+                .position(|l| l.name == t.link)
+                .ok_or_else(|| {
+                    ConfigError::new(format!("simulation.pcap[{i}].link"), "no such link")
+                })?;
+            taps.push((link as u32, t.clone()));
+        }
+
         let end = Time::from_secs_f64(s.simulation.duration.0);
         let measure = match s.simulation.measure {
             Some([a, b]) => [Time::from_secs_f64(a.0), Time::from_secs_f64(b.0)],
@@ -182,18 +197,7 @@ impl World {
             queue_vars: Default::default(),
             events: s.simulation.event_log.then(EventLog::default),
             cc_vars: Vec::new(),
-            traces: super::trace::Traces::requested(
-                s.simulation
-                    .pcap
-                    .iter()
-                    .filter_map(|t| {
-                        Some((
-                            graph.links.iter().position(|l| l.name == t.link)? as u32,
-                            t.clone(),
-                        ))
-                    })
-                    .collect(),
-            ),
+            traces: super::trace::Traces::requested(taps),
         })
     }
 }
