@@ -119,8 +119,11 @@ pub struct Red {
     fifo: DropTail,
     params: RedParams,
     avg: AverageQueue,
-    /// F&J's `count`: packets since the last early drop, -1 while the average is below
-    /// `min_th`.
+    /// F&J's `count`, kept as in their figure 2: -1 while the average is below `min_th`,
+    /// incremented on each arrival before `p_a` is computed, 0 after a drop. So after a
+    /// drop the gap to the next one is uniform on 1..1/p_b - 1 and the long-run drop
+    /// fraction at a steady average is 2 p_b (section 7 describes the gap as uniform on
+    /// 1..1/p_b, a difference of one packet).
     count: i64,
     rng: RngStream,
 }
@@ -351,6 +354,9 @@ mod tests {
             } else {
                 expected_fraction(p_b)
             };
+            println!(
+                "RED avg {avg}: p_b {p_b:.3}, drop fraction {measured:.5}, formula {expected:.5}"
+            );
             // Drops are nearly periodic, so the fraction's error is far below binomial.
             assert!(
                 (measured - expected).abs() <= 0.03 * expected + 1e-4,

@@ -237,6 +237,7 @@ mod tests {
     fn inverse_hit_frequency_settles_near_the_number_of_flows() {
         for n_flows in [2u32, 5, 10] {
             let est = settled_estimate(n_flows, 200_000, 3);
+            println!("zombie list, {n_flows} flows: mean 1/P = {est:.3}");
             assert!(
                 (est - n_flows as f64).abs() < 0.1 * n_flows as f64,
                 "{n_flows} flows: 1/P settled at {est}"
