@@ -400,7 +400,9 @@ pub struct FlowSpec {
     /// (seconds, in order, not overlapping); replaces `start` and `stop`. A TCP flow
     /// that turns off stops offering new data (what is outstanding is still delivered
     /// and repaired) and on turning on again resumes with the state it had (cwnd, RTT
-    /// estimates), as an NS-2 FTP source stopped and restarted on the same agent.
+    /// estimates), as an NS-2 FTP source stopped and restarted on the same agent. A CBR
+    /// flow sends a datagram at each on time and every interval after it, none at or
+    /// after the off time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<[Seconds; 2]>,
 }
