@@ -8,13 +8,14 @@
 
 from ._engine import ENGINE_VERSION
 from ._engine import algorithms as _algorithms
-from .errors import ScenarioError, SimulationError
+from .errors import OutputError, ScenarioError, SimulationError
 from .result import Result, jain_index
 from .runner import run
 from .scenario import Scenario, link
 
 __all__ = [
     "ENGINE_VERSION",
+    "OutputError",
     "Result",
     "Scenario",
     "ScenarioError",

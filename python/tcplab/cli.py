@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .errors import ScenarioError, SimulationError
+from .errors import OutputError, ScenarioError, SimulationError
 from .runner import as_scenario, run
 
 app = typer.Typer(
@@ -71,12 +71,14 @@ def run_cmd(
         scenario = as_scenario(file)
         with console.status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
-            res = run(scenario, seed=seed)
+            res = run(scenario, seed=seed, out_dir=out)
             wall = time.perf_counter() - t0
     except ScenarioError as e:
         fail(f"{file}: {e}")
     except SimulationError as e:
         fail(str(e), code=3)
+    except OutputError as e:
+        fail(f"{e} (pcap traces need --out DIR)")
     m = res.meta
     title = (
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "

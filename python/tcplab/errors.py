@@ -14,3 +14,7 @@ class ScenarioError(ValueError):
 
 class SimulationError(RuntimeError):
     """The engine found an internal inconsistency (a packet-accounting violation): a bug."""
+
+
+class OutputError(OSError):
+    """Output the scenario asks for (pcap traces) could not be written."""

@@ -9,7 +9,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-TABLES = ("flows", "links", "series", "queues", "cc_vars", "losses", "events")
+TABLES = (
+    "flows",
+    "udp_flows",
+    "links",
+    "series",
+    "queues",
+    "cc_vars",
+    "queue_vars",
+    "losses",
+    "traces",
+    "events",
+)
 
 
 @dataclass
@@ -19,16 +30,21 @@ class Result:
     ``flows``: one row per flow (goodput over the measurement window, counters, drops by
     cause); ``links``: one row per link direction; ``series``: cwnd/ssthresh/srtt samples;
     ``queues``: queue-length samples of monitored links; ``cc_vars``: algorithm internals;
+    ``queue_vars``: AQM internals (RED's average, SRED's hit frequency); ``udp_flows``: CBR
+    sources; ``traces``: pcap files written;
     ``losses``: every loss response with the algorithm's classification and the true
     cause; ``events``: the per-event log if the scenario asked for one.
     """
 
     flows: pd.DataFrame
+    udp_flows: pd.DataFrame
     links: pd.DataFrame
     series: pd.DataFrame
     queues: pd.DataFrame
     cc_vars: pd.DataFrame
+    queue_vars: pd.DataFrame
     losses: pd.DataFrame
+    traces: pd.DataFrame
     events: pd.DataFrame | None
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -36,8 +52,9 @@ class Result:
     def from_engine(cls, raw: dict[str, Any]) -> Result:
         frames = {k: (pd.DataFrame(raw[k]) if raw.get(k) is not None else None) for k in TABLES}
         link_names = dict(zip(raw["links"]["id"], raw["links"]["name"], strict=True))
-        if len(frames["queues"]):
-            frames["queues"].insert(2, "link_name", frames["queues"]["link"].map(link_names))
+        for name in ("queues", "queue_vars"):
+            if len(frames[name]):
+                frames[name].insert(2, "link_name", frames[name]["link"].map(link_names))
         return cls(meta=dict(raw["meta"]), **frames)
 
     def jain_index(self, column: str = "goodput_bps") -> float:

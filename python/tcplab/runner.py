@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _engine
-from .errors import ScenarioError, SimulationError
+from .errors import OutputError, ScenarioError, SimulationError
 from .result import Result
 from .scenario import Scenario
 
@@ -26,16 +26,20 @@ def as_scenario(scenario: ScenarioLike) -> Scenario:
     return Scenario.from_toml(str(scenario))
 
 
-def run_raw(toml_text: str, seed: int | None = None) -> dict[str, Any]:
-    """Runs TOML text and returns the engine's column dicts (for executors and stores)."""
+def run_raw(toml_text: str, seed: int | None = None, out_dir: str | Path | None = None) -> dict[str, Any]:
+    """Runs TOML text and returns the engine's column dicts (for executors and stores).
+    ``out_dir`` receives the pcap traces the scenario asks for."""
     try:
-        return _engine.run(toml_text, seed)
+        return _engine.run(toml_text, seed, None if out_dir is None else str(out_dir))
     except _engine.ScenarioError as e:
         raise ScenarioError(*e.args) from None
     except _engine.SimulationError as e:
         raise SimulationError(str(e)) from None
+    except _engine.OutputError as e:
+        raise OutputError(str(e)) from None
 
 
-def run(scenario: ScenarioLike, seed: int | None = None) -> Result:
-    """Runs a scenario and returns its records as DataFrames. ``seed`` overrides the document's."""
-    return Result.from_engine(run_raw(as_scenario(scenario).to_toml(), seed))
+def run(scenario: ScenarioLike, seed: int | None = None, out_dir: str | Path | None = None) -> Result:
+    """Runs a scenario and returns its records as DataFrames. ``seed`` overrides the
+    document's; ``out_dir`` is where pcap traces (``[[simulation.pcap]]``) are written."""
+    return Result.from_engine(run_raw(as_scenario(scenario).to_toml(), seed, out_dir))

@@ -3,7 +3,7 @@
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tcplab::net::{DropCause, DropCounts};
@@ -22,6 +22,12 @@ create_exception!(
     PyRuntimeError,
     "The engine found an internal inconsistency (a bug)."
 );
+create_exception!(
+    _engine,
+    OutputError,
+    PyOSError,
+    "Output the scenario asks for (pcap traces) could not be written."
+);
 
 fn config_err(e: ConfigError) -> PyErr {
     ScenarioError::new_err((e.field, e.message))
@@ -31,6 +37,7 @@ fn run_err(e: RunError) -> PyErr {
     match e {
         RunError::Config(c) => config_err(c),
         RunError::Conservation(m) => SimulationError::new_err(m),
+        RunError::Output(m) => OutputError::new_err(m),
     }
 }
 
@@ -192,6 +199,90 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     );
     out.set_item("flows", f)?;
 
+    let u = PyDict::new(py);
+    let us = &r.udp_flows;
+    set!(u, py, "id", us.iter().map(|x| x.id).collect::<Vec<_>>());
+    u.set_item(
+        "name",
+        us.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+    )?;
+    u.set_item("src", us.iter().map(|x| x.src.clone()).collect::<Vec<_>>())?;
+    u.set_item("dst", us.iter().map(|x| x.dst.clone()).collect::<Vec<_>>())?;
+    set!(
+        u,
+        py,
+        "start",
+        us.iter().map(|x| x.start).collect::<Vec<_>>()
+    );
+    set!(
+        u,
+        py,
+        "rate_bps",
+        us.iter().map(|x| x.rate_bps).collect::<Vec<_>>()
+    );
+    set!(
+        u,
+        py,
+        "packet_size",
+        us.iter().map(|x| x.packet_size).collect::<Vec<_>>()
+    );
+    set!(
+        u,
+        py,
+        "datagrams_sent",
+        us.iter().map(|x| x.datagrams_sent).collect::<Vec<_>>()
+    );
+    set!(
+        u,
+        py,
+        "datagrams_received",
+        us.iter().map(|x| x.datagrams_received).collect::<Vec<_>>()
+    );
+    set!(
+        u,
+        py,
+        "bytes_received",
+        us.iter().map(|x| x.bytes_received).collect::<Vec<_>>()
+    );
+    set!(
+        u,
+        py,
+        "throughput_bps",
+        us.iter().map(|x| x.throughput_bps).collect::<Vec<_>>()
+    );
+    drops_columns(
+        &u,
+        py,
+        "drops_",
+        &us.iter().map(|x| x.drops).collect::<Vec<_>>(),
+    )?;
+    out.set_item("udp_flows", u)?;
+
+    let qv = PyDict::new(py);
+    let qvs = r.queue_vars;
+    set!(qv, py, "time", qvs.time);
+    set!(qv, py, "link", qvs.link);
+    qv.set_item("name", qvs.name)?;
+    set!(qv, py, "value", qvs.value);
+    out.set_item("queue_vars", qv)?;
+
+    let tr = PyDict::new(py);
+    tr.set_item(
+        "link",
+        r.traces.iter().map(|x| x.link.clone()).collect::<Vec<_>>(),
+    )?;
+    tr.set_item(
+        "file",
+        r.traces.iter().map(|x| x.file.clone()).collect::<Vec<_>>(),
+    )?;
+    set!(
+        tr,
+        py,
+        "packets",
+        r.traces.iter().map(|x| x.packets).collect::<Vec<_>>()
+    );
+    out.set_item("traces", tr)?;
+
     let l = PyDict::new(py);
     let ls = &r.links;
     set!(l, py, "id", ls.iter().map(|x| x.id).collect::<Vec<_>>());
@@ -312,13 +403,22 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     Ok(out)
 }
 
-/// Runs a scenario document (TOML text). `seed` overrides the document's seed.
+/// Runs a scenario document (TOML text). `seed` overrides the document's seed; `out_dir`
+/// is where pcap traces the scenario asks for are written.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None))]
-fn run<'py>(py: Python<'py>, scenario: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario, seed=None, out_dir=None))]
+fn run<'py>(
+    py: Python<'py>,
+    scenario: &str,
+    seed: Option<u64>,
+    out_dir: Option<std::path::PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario.to_owned();
     let records = py
-        .detach(move || tcplab::run_scenario(&text, seed))
+        .detach(move || match out_dir {
+            Some(dir) => tcplab::run_scenario_with_output(&text, seed, &dir),
+            None => tcplab::run_scenario(&text, seed),
+        })
         .map_err(run_err)?;
     records_to_py(py, records)
 }
@@ -346,6 +446,7 @@ fn capabilities<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("queue", QueueSpec::KINDS.to_vec())?;
     d.set_item("topology", Topology::KINDS.to_vec())?;
     d.set_item("loss", LossSpec::KINDS.to_vec())?;
+    d.set_item("traffic", vec!["tcp", "cbr", "schedule", "pcap"])?;
     Ok(d)
 }
 
@@ -357,6 +458,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capabilities, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("OutputError", m.py().get_type::<OutputError>())?;
     m.add("ENGINE_VERSION", tcplab::ENGINE_VERSION)?;
     Ok(())
 }

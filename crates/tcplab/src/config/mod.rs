@@ -5,13 +5,18 @@
 //! flow) and `[[flows]]`. See `docs/scenario.md` for the full reference.
 
 mod error;
+pub mod queues;
 pub mod schema;
 pub(crate) mod tagged;
+pub mod traces;
+mod traffic;
 pub mod units;
 mod validate;
 
 pub use error::ConfigError;
+pub use queues::*;
 pub use schema::*;
+pub use traces::{PcapResolution, PcapSpec, TapPoint};
 pub use units::{Rate, Seconds};
 
 /// Parses and validates a TOML scenario document.

@@ -1,6 +1,7 @@
 //! The scenario document's types. Every struct denies unknown keys, so a typo is an
 //! error that names the key rather than a silently ignored setting.
 
+use super::queues::{RedConstSpec, RedSpec, SplitSpec, SredSpec, ZlRedSpec};
 use super::tagged::tagged_enum;
 use super::units::{Rate, Seconds};
 use crate::cc::CcSpec;
@@ -34,6 +35,10 @@ pub struct Simulation {
     /// Record every send, arrival and drop (large; for debugging and traces).
     #[serde(default)]
     pub event_log: bool,
+    /// Link directions to capture into pcap files, under an output directory the
+    /// caller gives (`[[simulation.pcap]] link = "r0->r1", file = "bottleneck.pcap"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pcap: Vec<super::traces::PcapSpec>,
 }
 
 fn default_seed() -> u64 {
@@ -197,14 +202,31 @@ fn default_true() -> bool {
     true
 }
 
-/// A queue discipline, tagged by `kind`.
+/// A queue discipline, chosen by `kind`; parameters and defaults in [`super::queues`].
 #[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum QueueSpec {
     Droptail(DropTailSpec),
+    /// Random Early Detection (Floyd & Jacobson 1993).
+    Red(RedSpec),
+    /// RED with a constant drop probability above `min_th` (003 section 4.1.2).
+    RedConst(RedConstSpec),
+    /// Stabilized RED (Ott, Lakshman & Wong 1999).
+    Sred(SredSpec),
+    /// Zombie Listed RED (003 section 6).
+    ZlRed(ZlRedSpec),
+    /// Separate data and ACK buffers (004's ref. [13]).
+    Split(SplitSpec),
 }
 
-tagged_enum!(QueueSpec, "kind", { "droptail" => Droptail });
+tagged_enum!(QueueSpec, "kind", {
+    "droptail" => Droptail,
+    "red" => Red,
+    "red_const" => RedConst,
+    "sred" => Sred,
+    "zl_red" => ZlRed,
+    "split" => Split,
+});
 
 impl Default for QueueSpec {
     fn default() -> Self {
@@ -232,9 +254,13 @@ pub enum LossApplies {
 #[serde(tag = "model", rename_all = "snake_case")]
 pub enum LossSpec {
     Bernoulli(BernoulliSpec),
+    GilbertElliott(GilbertElliottSpec),
 }
 
-tagged_enum!(LossSpec, "model", { "bernoulli" => Bernoulli });
+tagged_enum!(LossSpec, "model", {
+    "bernoulli" => Bernoulli,
+    "gilbert_elliott" => GilbertElliott,
+});
 
 /// Each packet is lost independently with probability `p`.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -243,6 +269,49 @@ pub struct BernoulliSpec {
     pub p: f64,
     #[serde(default)]
     pub applies_to: LossApplies,
+}
+
+/// Bursty loss from a two-state Markov chain stepped per packet (net/loss.rs).
+/// Give either `p` (good -> bad) and `r` (bad -> good), with optional `loss_good`
+/// (default 0) and `loss_bad` (default 1); or `mean_loss` and `mean_burst` (packets,
+/// at least 1) of Gilbert's model, which set `p` and `r` with `loss_good = 0`,
+/// `loss_bad = 1`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub r: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_good: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss_bad: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_loss: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_burst: Option<f64>,
+    #[serde(default)]
+    pub applies_to: LossApplies,
+}
+
+/// A resolved Gilbert-Elliott chain: (p, r, loss_good, loss_bad).
+pub type GilbertParams = (f64, f64, f64, f64);
+
+impl LossSpec {
+    /// The chain's parameters of a (validated) Gilbert-Elliott spec.
+    pub fn gilbert_params(&self) -> Option<GilbertParams> {
+        match self {
+            LossSpec::GilbertElliott(g) => {
+                let (p, r) = match (g.mean_loss, g.mean_burst) {
+                    (Some(l), Some(b)) => crate::net::loss::GilbertElliott::from_means(l, b),
+                    _ => (g.p.unwrap_or(0.0), g.r.unwrap_or(1.0)),
+                };
+                Some((p, r, g.loss_good.unwrap_or(0.0), g.loss_bad.unwrap_or(1.0)))
+            }
+            LossSpec::Bernoulli(_) => None,
+        }
+    }
 }
 
 /// TCP options. Every field is optional; unset fields take the documented defaults.
@@ -321,7 +390,24 @@ impl Default for StartSpec {
     }
 }
 
-/// One or more identical TCP flows.
+/// What a flow carries.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowKind {
+    /// A TCP connection (the default).
+    #[default]
+    Tcp,
+    /// UDP datagrams at a constant bit rate (`rate`, `packet_size`).
+    Cbr,
+}
+
+impl FlowKind {
+    fn is_tcp(&self) -> bool {
+        *self == FlowKind::Tcp
+    }
+}
+
+/// One or more identical flows: TCP (default) or UDP constant bit rate (`kind = "cbr"`).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
@@ -330,8 +416,13 @@ pub struct FlowSpec {
     pub name: Option<String>,
     pub src: String,
     pub dst: String,
-    /// Congestion control: a name, or `{ name = "...", <parameters> }`.
-    pub cc: CcSpec,
+    /// tcp (default) or cbr.
+    #[serde(default, skip_serializing_if = "FlowKind::is_tcp")]
+    pub kind: FlowKind,
+    /// Congestion control of a TCP flow (required for TCP): a name, or
+    /// `{ name = "...", <parameters> }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcSpec>,
     /// Loss recovery: tahoe, reno or newreno (default: the algorithm's own).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<String>,
@@ -348,7 +439,26 @@ pub struct FlowSpec {
     pub bytes: Option<u64>,
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// CBR: bits per second of datagrams on the wire (required for CBR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    /// CBR: bytes per datagram on the wire, IPv4 and UDP headers (28) included
+    /// (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<u32>,
+    /// On/off schedule: the flow offers data only within these `[on, off]` intervals
+    /// (seconds, in order, not overlapping); replaces `start` and `stop`. A TCP flow
+    /// that turns off stops offering new data (what is outstanding is still delivered
+    /// and repaired) and on turning on again resumes with the state it had (cwnd, RTT
+    /// estimates), as an NS-2 FTP source stopped and restarted on the same agent. A CBR
+    /// flow sends a datagram at each on time and every interval after it, none at or
+    /// after the off time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<[Seconds; 2]>,
 }
+
+/// Default datagram size of a CBR flow, bytes.
+pub const DEFAULT_CBR_PACKET_SIZE: u32 = 1000;
 
 fn default_count() -> u32 {
     1

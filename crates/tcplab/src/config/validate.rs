@@ -77,6 +77,7 @@ pub fn validate(s: &Scenario) -> Check {
         return Err(err("flows", "at least one [[flows]] entry is required"));
     }
     let graph = expand(&s.topology);
+    super::traces::validate_pcap(&sim.pcap, &graph)?;
     let adj = adjacency(&graph);
     for (i, f) in s.flows.iter().enumerate() {
         let field = format!("flows[{i}]");
@@ -164,6 +165,7 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
     if let Some(loss) = &l.loss {
         validate_loss(&format!("{field}.loss"), loss)?;
     }
+    super::queues::validate_queue(&format!("{field}.queue"), &l.queue, l.buffer)?;
     if let Some(r) = &l.reverse {
         let rf = format!("{field}.reverse");
         if let Some(rate) = r.rate {
@@ -193,19 +195,91 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
         if let Some(loss) = &r.loss {
             validate_loss(&format!("{rf}.loss"), loss)?;
         }
+        let (queue, queue_field) = match &r.queue {
+            Some(q) => (q, format!("{rf}.queue")),
+            None => (&l.queue, format!("{field}.queue")),
+        };
+        super::queues::validate_queue(&queue_field, queue, r.buffer.unwrap_or(l.buffer))?;
     }
     Ok(())
 }
 
 fn validate_loss(field: &str, loss: &LossSpec) -> Check {
-    match loss {
-        LossSpec::Bernoulli(BernoulliSpec { p, .. }) => finite_in(
-            &format!("{field}.p"),
-            *p,
+    let prob = |name: &str, v: f64| {
+        finite_in(
+            &format!("{field}.{name}"),
+            v,
             0.0,
             1.0,
             "a probability must be between 0 and 1",
-        ),
+        )
+    };
+    match loss {
+        LossSpec::Bernoulli(b) => prob("p", b.p),
+        LossSpec::GilbertElliott(GilbertElliottSpec {
+            p,
+            r,
+            loss_good,
+            loss_bad,
+            mean_loss,
+            mean_burst,
+            ..
+        }) => {
+            let by_means = mean_loss.is_some() || mean_burst.is_some();
+            let by_chain = p.is_some() || r.is_some() || loss_good.is_some() || loss_bad.is_some();
+            if by_means && by_chain {
+                return Err(err(
+                    field,
+                    "give either p and r (with optional loss_good, loss_bad) or mean_loss and mean_burst, not both",
+                ));
+            }
+            if by_means {
+                let (Some(l), Some(b)) = (mean_loss, mean_burst) else {
+                    let missing = if mean_loss.is_none() {
+                        "mean_loss"
+                    } else {
+                        "mean_burst"
+                    };
+                    return Err(err(
+                        format!("{field}.{missing}"),
+                        "missing; mean_loss and mean_burst go together",
+                    ));
+                };
+                finite_in(
+                    &format!("{field}.mean_burst"),
+                    *b,
+                    1.0,
+                    1e9,
+                    "a mean burst is at least 1 packet",
+                )?;
+                // p = l / (b (1 - l)) must be a probability.
+                let hi = b / (1.0 + b);
+                return finite_in(
+                    &format!("{field}.mean_loss"),
+                    *l,
+                    0.0,
+                    hi,
+                    &format!("with mean_burst {b} the mean loss can be 0 to {hi} (b / (1 + b))"),
+                );
+            }
+            let (Some(p), Some(r)) = (p, r) else {
+                let missing = if p.is_none() { "p" } else { "r" };
+                return Err(err(
+                    format!("{field}.{missing}"),
+                    "missing; give p (good -> bad) and r (bad -> good), or mean_loss and mean_burst",
+                ));
+            };
+            prob("p", *p)?;
+            prob("r", *r)?;
+            if *p + *r == 0.0 {
+                return Err(err(
+                    format!("{field}.r"),
+                    "p and r cannot both be 0 (the chain would never move)",
+                ));
+            }
+            prob("loss_good", loss_good.unwrap_or(0.0))?;
+            prob("loss_bad", loss_bad.unwrap_or(1.0))
+        }
     }
 }
 
@@ -435,6 +509,7 @@ fn validate_flow(field: &str, f: &FlowSpec, duration: f64, defaults: &TcpOptions
         }
     }
     positive(&format!("{field}.count"), f.count)?;
+    super::traffic::validate_traffic(field, f, duration)?;
     let latest_start = match &f.start {
         StartSpec::At(t) => {
             finite_in(
@@ -502,5 +577,8 @@ fn validate_flow(field: &str, f: &FlowSpec, duration: f64, defaults: &TcpOptions
             ));
         }
     }
-    cc::build(&f.cc, &format!("{field}.cc")).map(|_| ())
+    match &f.cc {
+        Some(spec) => cc::build(spec, &format!("{field}.cc")).map(|_| ()),
+        None => Ok(()),
+    }
 }

@@ -26,6 +26,68 @@ impl LossTarget {
 pub enum LossProcess {
     /// Independent loss with probability `p` per packet.
     Bernoulli { p: f64 },
+    /// Gilbert-Elliott bursts: see [`GilbertElliott`].
+    GilbertElliott(GilbertElliott),
+}
+
+/// A two-state Markov chain (Gilbert 1960, Elliott 1963) stepped once per packet the
+/// model applies to: from Good to Bad with probability `p`, from Bad to Good with
+/// probability `r`; the packet is then lost with `loss_good` or `loss_bad` of the state
+/// it finds. With `loss_good = 0` and `loss_bad = 1` (Gilbert's model) the mean loss rate
+/// is `p / (p + r)` and the mean burst of consecutive losses `1 / r`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GilbertElliott {
+    pub p: f64,
+    pub r: f64,
+    pub loss_good: f64,
+    pub loss_bad: f64,
+    /// The current state.
+    pub bad: bool,
+}
+
+impl GilbertElliott {
+    /// A chain whose first state is drawn from the stationary distribution, so that
+    /// short runs are not biased toward the Good state.
+    pub fn new(p: f64, r: f64, loss_good: f64, loss_bad: f64, rng: &mut RngStream) -> Self {
+        let pi_bad = if p + r > 0.0 { p / (p + r) } else { 0.0 };
+        GilbertElliott {
+            p,
+            r,
+            loss_good,
+            loss_bad,
+            bad: rng.bernoulli(pi_bad),
+        }
+    }
+
+    /// (p, r) of Gilbert's model with the given mean loss rate and mean burst length
+    /// (`mean_burst >= 1`, `mean_loss < 1`).
+    pub fn from_means(mean_loss: f64, mean_burst: f64) -> (f64, f64) {
+        let r = 1.0 / mean_burst;
+        (r * mean_loss / (1.0 - mean_loss), r)
+    }
+
+    /// The long-run fraction of packets lost.
+    pub fn mean_loss(&self) -> f64 {
+        let pi_bad = if self.p + self.r > 0.0 {
+            self.p / (self.p + self.r)
+        } else {
+            0.0
+        };
+        pi_bad * self.loss_bad + (1.0 - pi_bad) * self.loss_good
+    }
+
+    /// Steps the chain for one packet and says whether that packet is lost.
+    fn next(&mut self, rng: &mut RngStream) -> bool {
+        let flip = if self.bad { self.r } else { self.p };
+        if rng.bernoulli(flip) {
+            self.bad = !self.bad;
+        }
+        rng.bernoulli(if self.bad {
+            self.loss_bad
+        } else {
+            self.loss_good
+        })
+    }
 }
 
 /// A loss model bound to its random stream.
@@ -43,8 +105,89 @@ impl LossModel {
         if !self.target.applies_to(pkt.kind) {
             return false;
         }
-        match self.process {
-            LossProcess::Bernoulli { p } => self.rng.bernoulli(p),
+        match &mut self.process {
+            LossProcess::Bernoulli { p } => self.rng.bernoulli(*p),
+            LossProcess::GilbertElliott(ge) => ge.next(&mut self.rng),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::droptail::tests::pkt;
+
+    /// Loss rate and mean burst (runs of consecutive losses) over `n` data packets.
+    fn measure(model: &mut LossModel, n: u32) -> (f64, f64) {
+        let (mut lost, mut bursts, mut in_burst) = (0u32, 0u32, false);
+        for _ in 0..n {
+            let l = model.drops(&pkt(1000));
+            lost += l as u32;
+            if l && !in_burst {
+                bursts += 1;
+            }
+            in_burst = l;
+        }
+        (lost as f64 / n as f64, lost as f64 / bursts.max(1) as f64)
+    }
+
+    fn gilbert(mean_loss: f64, mean_burst: f64, seed: u64) -> LossModel {
+        let mut rng = RngStream::new(seed, "loss:test");
+        let (p, r) = GilbertElliott::from_means(mean_loss, mean_burst);
+        LossModel {
+            process: LossProcess::GilbertElliott(GilbertElliott::new(p, r, 0.0, 1.0, &mut rng)),
+            target: LossTarget::Data,
+            rng,
+        }
+    }
+
+    #[test]
+    fn gilbert_loss_rate_and_burst_length_match_the_parameters() {
+        for (loss, burst) in [(0.01, 1.0), (0.01, 3.0), (0.05, 2.0), (0.2, 8.0)] {
+            let (measured_loss, measured_burst) = measure(&mut gilbert(loss, burst, 7), 2_000_000);
+            assert!(
+                (measured_loss - loss).abs() < 0.05 * loss,
+                "loss {loss} burst {burst}: measured loss {measured_loss}"
+            );
+            assert!(
+                (measured_burst - burst).abs() < 0.05 * burst,
+                "loss {loss} burst {burst}: measured burst {measured_burst}"
+            );
+        }
+    }
+
+    #[test]
+    fn elliott_states_with_partial_loss_give_the_stationary_mean() {
+        let mut rng = RngStream::new(3, "loss:ge");
+        let ge = GilbertElliott::new(0.02, 0.1, 0.001, 0.3, &mut rng);
+        let expected = ge.mean_loss();
+        let mut model = LossModel {
+            process: LossProcess::GilbertElliott(ge),
+            target: LossTarget::Both,
+            rng,
+        };
+        let (measured, _) = measure(&mut model, 2_000_000);
+        assert!(
+            (measured - expected).abs() < 0.05 * expected,
+            "{measured} vs {expected}"
+        );
+    }
+
+    #[test]
+    fn acks_do_not_step_a_data_only_chain() {
+        let mut model = gilbert(0.5, 10.0, 1);
+        let before = model.rng.clone().next_u64();
+        let ack = Packet {
+            kind: PacketKind::Ack,
+            ..pkt(40)
+        };
+        for _ in 0..100 {
+            assert!(!model.drops(&ack));
+        }
+        assert_eq!(
+            model.rng.next_u64(),
+            before,
+            "no draws for packets not targeted"
+        );
     }
 }

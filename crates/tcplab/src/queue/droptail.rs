@@ -75,7 +75,7 @@ impl Queue for DropTail {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::net::PacketKind;
 

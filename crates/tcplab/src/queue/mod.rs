@@ -1,8 +1,16 @@
 //! Router queues. Every discipline implements [`Queue`]; a link owns one per direction.
 
 pub mod droptail;
+pub mod red;
+pub mod split;
+pub mod sred;
+pub mod zlred;
 
 pub use droptail::DropTail;
+pub use red::Red;
+pub use split::SplitQueue;
+pub use sred::{Sred, ZombieList};
+pub use zlred::ZlRed;
 
 use crate::net::{DropCause, Packet};
 use crate::sim::Time;
@@ -25,4 +33,85 @@ pub trait Queue: Send {
     fn for_each(&self, f: &mut dyn FnMut(&Packet));
     /// Short name for records ("droptail", "red", ...).
     fn kind(&self) -> &'static str;
+    /// Internal state worth plotting (RED's average, SRED's hit frequency), as
+    /// (name, value) pairs appended to `out`; sampled with the queue series.
+    fn variables(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Builds the queue discipline of one link direction from its (validated) spec. Queues
+/// that draw random numbers get their own stream, `queue:<link name>`.
+pub fn build(l: &crate::net::topology::DirectedLink, seed: u64) -> Box<dyn Queue> {
+    use crate::config::{QueueSpec, RedModeSpec, SredVariantSpec};
+    use crate::sim::RngStream;
+    let limit = l.buffer as usize;
+    let rng = || RngStream::new(seed, &format!("queue:{}", l.name));
+    let rate_bps = l.rate.0.round().max(1.0) as u64;
+    match &l.queue {
+        QueueSpec::Droptail(_) => Box::new(DropTail::new(limit, l.buffer_bytes)),
+        QueueSpec::Red(s) => {
+            let params = red::RedParams {
+                min_th: s.min_th,
+                max_th: s.max_th,
+                w_q: s.w_q,
+                profile: red::RedProfile::Standard {
+                    max_p: s.max_p,
+                    gentle: s.gentle,
+                    wait: s.wait,
+                },
+                mode: match s.mode {
+                    RedModeSpec::Packets => red::RedMode::Packets,
+                    RedModeSpec::Bytes => red::RedMode::Bytes,
+                },
+                mean_packet_size: s.mean_packet_size,
+                max_packet_size: s.max_packet_size,
+            };
+            Box::new(Red::new(params, limit, l.buffer_bytes, rate_bps, rng()))
+        }
+        QueueSpec::RedConst(s) => {
+            let params = red::RedParams {
+                min_th: s.min_th,
+                max_th: s.max_th.unwrap_or(f64::INFINITY),
+                w_q: s.w_q,
+                profile: red::RedProfile::Constant { p: s.p },
+                mode: red::RedMode::Packets,
+                mean_packet_size: s.mean_packet_size,
+                max_packet_size: s.mean_packet_size,
+            };
+            Box::new(Red::new(params, limit, l.buffer_bytes, rate_bps, rng()))
+        }
+        QueueSpec::Sred(s) => {
+            let params = sred::SredParams {
+                zombies: s.zombies as usize,
+                replace_p: s.replace_p,
+                alpha: s.alpha.unwrap_or(s.replace_p / s.zombies as f64),
+                p_max: s.p_max,
+                variant: match s.variant {
+                    SredVariantSpec::Simple => sred::SredVariant::Simple,
+                    SredVariantSpec::Full => sred::SredVariant::Full,
+                },
+            };
+            Box::new(Sred::new(params, limit, l.buffer_bytes, rng()))
+        }
+        QueueSpec::ZlRed(s) => {
+            let params = zlred::ZlRedParams {
+                zombies: s.zombies as usize,
+                replace_p: s.replace_p,
+                alpha: s.alpha.unwrap_or(s.replace_p / s.zombies as f64),
+                p_min: s.p_min,
+                p_max: s.p_max,
+                min_th: s.min_th,
+                max_th: s.max_th_for(l.buffer),
+                hit_drop: s.hit_drop,
+            };
+            Box::new(ZlRed::new(params, limit, l.buffer_bytes, rng()))
+        }
+        QueueSpec::Split(s) => {
+            let (data, acks) = s.limits(l.buffer);
+            Box::new(SplitQueue::new(
+                data as usize,
+                acks as usize,
+                l.buffer_bytes,
+            ))
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! events and an optional event log, all columnar so they become DataFrames cheaply.
 
 pub mod fairness;
+pub mod pcap;
 
 pub use fairness::jain_index;
 
@@ -35,6 +36,29 @@ pub struct FlowRecord {
     /// Completion time of a finite transfer (seconds since the flow started).
     pub completion_time: Option<f64>,
     pub final_cwnd: f64,
+}
+
+/// Per-flow summary of a UDP (CBR) flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UdpFlowRecord {
+    /// Flow id (UDP flows follow the TCP flows).
+    pub id: u32,
+    pub name: String,
+    pub src: String,
+    pub dst: String,
+    /// First on time, seconds.
+    pub start: f64,
+    /// Configured rate, bits of datagrams on the wire per second.
+    pub rate_bps: f64,
+    /// Bytes per datagram on the wire.
+    pub packet_size: u32,
+    pub datagrams_sent: u64,
+    pub datagrams_received: u64,
+    /// Bytes on the wire of the datagrams received.
+    pub bytes_received: u64,
+    /// Received bits on the wire per second over the measurement window.
+    pub throughput_bps: f64,
+    pub drops: DropCounts,
 }
 
 /// Per-direction link summary.
@@ -74,6 +98,16 @@ pub struct QueueSeries {
     pub link: Vec<u32>,
     pub packets: Vec<u32>,
     pub bytes: Vec<u64>,
+}
+
+/// Queue-discipline internal variables of monitored links (RED's `avg`, SRED's
+/// `hit_freq` and `flows_estimate`, ...), long format: one row per variable.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueueVarSeries {
+    pub time: Vec<f64>,
+    pub link: Vec<u32>,
+    pub name: Vec<&'static str>,
+    pub value: Vec<f64>,
 }
 
 /// Congestion-control internal variables (long format: one row per variable).
@@ -148,6 +182,16 @@ impl EventLog {
     }
 }
 
+/// A pcap file the run wrote.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceRecord {
+    /// The link direction tapped ("r0->r1").
+    pub link: String,
+    /// The file, relative to the output directory.
+    pub file: String,
+    pub packets: u64,
+}
+
 /// Run-wide facts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunMeta {
@@ -165,11 +209,15 @@ pub struct RunMeta {
 pub struct RunRecords {
     pub meta: RunMeta,
     pub flows: Vec<FlowRecord>,
+    pub udp_flows: Vec<UdpFlowRecord>,
     pub links: Vec<LinkRecord>,
     pub flow_series: FlowSeries,
     pub queue_series: QueueSeries,
     pub cc_series: CcSeries,
+    pub queue_vars: QueueVarSeries,
     pub losses: LossEvents,
+    /// The pcap files written (empty unless the scenario asked for traces).
+    pub traces: Vec<TraceRecord>,
     pub events: Option<EventLog>,
 }
 

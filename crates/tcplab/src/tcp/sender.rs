@@ -60,6 +60,8 @@ pub struct TcpSender {
     snd_max: u32,
     /// Segments the application has made available (`u32::MAX` for bulk).
     app_limit: u32,
+    /// The application's whole transfer, restored by `resume` after a `stop`.
+    app_total: u32,
     /// Payload of the last segment of a finite transfer.
     last_payload: u32,
     segs: VecDeque<SegInfo>,
@@ -112,6 +114,7 @@ impl TcpSender {
             snd_nxt: 0,
             snd_max: 0,
             app_limit,
+            app_total: app_limit,
             last_payload,
             segs: VecDeque::with_capacity(64),
             dupacks: 0,
@@ -165,9 +168,11 @@ impl TcpSender {
         self.timer_request.take()
     }
 
-    /// The application starts: initialise the algorithm and send the first window.
+    /// The application starts: initialise the algorithm and send the first window. A
+    /// later call, after [`stop`](Self::stop), resumes (an on/off schedule).
     pub fn start(&mut self, now: Time) {
         if self.started {
+            self.resume(now);
             return;
         }
         self.started = true;
@@ -180,6 +185,19 @@ impl TcpSender {
     /// The application stops offering new data; outstanding data is still delivered.
     pub fn stop(&mut self, _now: Time) {
         self.app_limit = self.app_limit.min(self.snd_max);
+    }
+
+    /// The application offers data again after a stop. The connection keeps its state
+    /// (cwnd, ssthresh, RTT estimates), as an NS-2 FTP source restarted on the same agent;
+    /// the algorithm hears `TxStart` if nothing was in flight (Linux signals
+    /// `CA_EVENT_TX_START` on the first send after idle).
+    fn resume(&mut self, now: Time) {
+        self.app_limit = self.app_total;
+        self.refresh(now);
+        if self.snd_nxt == self.snd_una {
+            self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
+        }
+        self.try_send(now);
     }
 
     fn refresh(&mut self, now: Time) {

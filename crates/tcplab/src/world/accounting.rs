@@ -20,9 +20,9 @@ impl ConservationReport {
 }
 
 impl World {
-    /// Packets of each flow still in the network: (data, acks).
+    /// Packets of each flow (TCP, then UDP) still in the network: (data, acks).
     fn in_network(&self) -> Vec<(u64, u64)> {
-        let mut counts = vec![(0u64, 0u64); self.flows.len()];
+        let mut counts = vec![(0u64, 0u64); self.flows.len() + self.udp_flows.len()];
         let mut count = |p: &Packet| {
             let c = &mut counts[p.flow as usize];
             if p.kind == PacketKind::Ack {
@@ -70,6 +70,19 @@ impl World {
     }
 
     pub(super) fn check_conservation(&self) -> Result<(), RunError> {
+        let in_network = self.in_network();
+        for (f, r) in self
+            .udp_flows
+            .iter()
+            .zip(self.udp_conservation(&in_network))
+        {
+            if !r.holds() {
+                return Err(RunError::Conservation(format!(
+                    "UDP flow {:?}: sent {} != arrived {} + dropped {} + in network {}",
+                    f.name, r.sent, r.arrived, r.dropped, r.in_network
+                )));
+            }
+        }
         for (f, (data, acks)) in self.flows.iter().zip(self.conservation()) {
             for (what, r) in [("data", &data), ("ack", &acks)] {
                 if !r.holds() {

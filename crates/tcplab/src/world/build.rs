@@ -3,11 +3,12 @@
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
 use crate::cc::{self, Recovery};
-use crate::config::{LossApplies, LossSpec, QueueSpec, Scenario};
+use crate::config::{FlowKind, LossApplies, LossSpec, Scenario};
+use crate::net::loss::GilbertElliott;
 use crate::net::routing::{adjacency, RouteTree};
 use crate::net::topology::{expand, DirectedLink};
 use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
-use crate::queue::{DropTail, Queue};
+use crate::queue::Queue;
 use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries};
 use crate::sim::{RngStream, Scheduler, Time};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
@@ -15,16 +16,20 @@ use crate::ConfigError;
 use std::collections::HashMap;
 
 /// Builds the queue discipline of one link direction.
-fn build_queue(l: &DirectedLink, _seed: u64) -> Box<dyn Queue> {
-    match l.queue {
-        QueueSpec::Droptail(_) => Box::new(DropTail::new(l.buffer as usize, l.buffer_bytes)),
-    }
+fn build_queue(l: &DirectedLink, seed: u64) -> Box<dyn Queue> {
+    crate::queue::build(l, seed)
 }
 
 fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     let spec = l.loss.as_ref()?;
+    let mut rng = RngStream::new(seed, &format!("loss:{}", l.name));
     let (process, applies) = match spec {
         LossSpec::Bernoulli(b) => (LossProcess::Bernoulli { p: b.p }, b.applies_to),
+        LossSpec::GilbertElliott(g) => {
+            let (p, r, good, bad) = spec.gilbert_params()?;
+            let chain = GilbertElliott::new(p, r, good, bad, &mut rng);
+            (LossProcess::GilbertElliott(chain), g.applies_to)
+        }
     };
     let target = match applies {
         LossApplies::Data => LossTarget::Data,
@@ -34,8 +39,18 @@ fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     Some(LossModel {
         process,
         target,
-        rng: RngStream::new(seed, &format!("loss:{}", l.name)),
+        rng,
     })
+}
+
+/// Schedules the start and stop events of an application's on periods.
+pub(super) fn schedule_periods(sched: &mut Scheduler<Event>, app: &AppSchedule, id: u32) {
+    for &(on, off) in &app.periods {
+        sched.schedule(on, Event::FlowStart(id));
+        if let Some(off) = off {
+            sched.schedule(off, Event::FlowStop(id));
+        }
+    }
 }
 
 impl World {
@@ -74,7 +89,13 @@ impl World {
         let mut flows = Vec::new();
         let mut sched = Scheduler::new();
         for (i, spec) in s.flows.iter().enumerate() {
+            if spec.kind != FlowKind::Tcp {
+                continue; // CBR flows are built after the TCP flows (udp.rs)
+            }
             let field = format!("flows[{i}]");
+            let cc_spec = spec.cc.as_ref().ok_or_else(|| {
+                ConfigError::new(format!("{field}.cc"), "missing; a TCP flow needs one")
+            })?;
             let src = graph
                 .node(&spec.src)
                 .ok_or_else(|| ConfigError::new(format!("{field}.src"), "unknown node"))?;
@@ -94,23 +115,19 @@ impl World {
                 } else {
                     base
                 };
-                let cc = cc::build(&spec.cc, &format!("{field}.cc"))?;
+                let cc = cc::build(cc_spec, &format!("{field}.cc"))?;
                 let recovery = spec
                     .recovery
                     .as_deref()
                     .and_then(Recovery::parse)
                     .unwrap_or(cc.default_recovery());
                 let mut rng = RngStream::new(seed, &format!("flow:{name}"));
-                let app =
-                    AppSchedule::resolve(&spec.start, spec.stop.map(|t| t.0), spec.bytes, &mut rng);
+                let app = AppSchedule::for_flow(spec, &mut rng);
                 let sender =
                     TcpSender::new(id, src as u32, dst as u32, &cfg, cc, recovery, app.bytes);
                 let total = sender.total_segments().map(|n| (n, sender.last_payload()));
                 let receiver = TcpReceiver::new(id, dst as u32, src as u32, &cfg, total);
-                sched.schedule(app.start, Event::FlowStart(id));
-                if let Some(stop) = app.stop {
-                    sched.schedule(stop, Event::FlowStop(id));
-                }
+                schedule_periods(&mut sched, &app, id);
                 flows.push(Flow {
                     name,
                     src_name: spec.src.clone(),
@@ -119,7 +136,7 @@ impl World {
                     receiver,
                     fwd: fwd.clone(),
                     rev: rev.clone(),
-                    start: app.start,
+                    start: app.start(),
                     data_drops: DropCounts::default(),
                     ack_drops: DropCounts::default(),
                     drop_log: Vec::new(),
@@ -130,6 +147,21 @@ impl World {
                     bytes_at_measure_start: 0,
                 });
             }
+        }
+
+        let udp_flows =
+            super::udp::build_udp_flows(s, &graph, &mut path, flows.len() as u32, &mut sched)?;
+
+        let mut taps = Vec::new();
+        for (i, t) in s.simulation.pcap.iter().enumerate() {
+            let link = graph
+                .links
+                .iter()
+                .position(|l| l.name == t.link)
+                .ok_or_else(|| {
+                    ConfigError::new(format!("simulation.pcap[{i}].link"), "no such link")
+                })?;
+            taps.push((link as u32, t.clone()));
         }
 
         let end = Time::from_secs_f64(s.simulation.duration.0);
@@ -150,6 +182,7 @@ impl World {
             sched,
             links,
             flows,
+            udp_flows,
             end: measure[1].max(end).min(end),
             sample_interval,
             measure,
@@ -161,8 +194,10 @@ impl World {
             flow_series: FlowSeries::default(),
             queue_series: QueueSeries::default(),
             cc_series: CcSeries::default(),
+            queue_vars: Default::default(),
             events: s.simulation.event_log.then(EventLog::default),
             cc_vars: Vec::new(),
+            traces: super::trace::Traces::requested(taps),
         })
     }
 }

@@ -7,15 +7,19 @@
 mod accounting;
 mod build;
 mod records;
+mod trace;
+mod udp;
 
+use crate::config::TapPoint;
 use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
-use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, RunRecords};
+use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, QueueVarSeries, RunRecords};
 use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::{parse_scenario, ConfigError, Scenario};
 use thiserror::Error;
 
 pub use accounting::ConservationReport;
+pub use udp::UdpFlow;
 
 /// Why a run could not produce records.
 #[derive(Debug, Error)]
@@ -25,6 +29,9 @@ pub enum RunError {
     /// A packet-accounting violation: a bug in the engine, reported rather than hidden.
     #[error("conservation violated (engine bug, please report): {0}")]
     Conservation(String),
+    /// Output the scenario asks for (pcap traces) could not be written.
+    #[error("output: {0}")]
+    Output(String),
 }
 
 /// Something that happens at a point in simulated time.
@@ -40,6 +47,8 @@ pub enum Event {
     DelAckTimer(FlowId, Time),
     FlowStart(FlowId),
     FlowStop(FlowId),
+    /// A CBR source's next datagram, for the on period of the given generation.
+    CbrSend(FlowId, u32),
     Sample,
     MeasureStart,
 }
@@ -72,6 +81,8 @@ pub struct World {
     sched: Scheduler<Event>,
     pub links: Vec<Link>,
     pub flows: Vec<Flow>,
+    /// UDP flows, with ids after the TCP flows'.
+    pub udp_flows: Vec<UdpFlow>,
     end: Time,
     sample_interval: Time,
     measure: [Time; 2],
@@ -83,17 +94,36 @@ pub struct World {
     flow_series: FlowSeries,
     queue_series: QueueSeries,
     cc_series: CcSeries,
+    queue_vars: QueueVarSeries,
     events: Option<EventLog>,
     cc_vars: Vec<(&'static str, f64)>,
+    traces: trace::Traces,
 }
 
 /// Parses, builds and runs a scenario document; `seed` overrides the document's.
+/// A scenario that asks for pcap traces needs [`run_scenario_with_output`].
 pub fn run_scenario(text: &str, seed: Option<u64>) -> Result<RunRecords, RunError> {
     let mut scenario: Scenario = parse_scenario(text)?;
     if let Some(s) = seed {
         scenario.simulation.seed = s;
     }
     World::build(&scenario)?.run()
+}
+
+/// As [`run_scenario`], writing the files the scenario asks for (pcap traces) under
+/// `out_dir`.
+pub fn run_scenario_with_output(
+    text: &str,
+    seed: Option<u64>,
+    out_dir: &std::path::Path,
+) -> Result<RunRecords, RunError> {
+    let mut scenario: Scenario = parse_scenario(text)?;
+    if let Some(s) = seed {
+        scenario.simulation.seed = s;
+    }
+    let mut world = World::build(&scenario)?;
+    world.open_traces(out_dir)?;
+    world.run()
 }
 
 impl World {
@@ -103,7 +133,9 @@ impl World {
 
     /// Runs to the end of the scenario and returns its records.
     pub fn run(mut self) -> Result<RunRecords, RunError> {
+        self.check_traces_opened()?;
         self.advance_to(self.end);
+        self.finish_traces()?;
         self.check_conservation()?;
         Ok(self.into_records())
     }
@@ -141,14 +173,25 @@ impl World {
                 self.flows[f as usize].receiver.on_timer(at, now);
                 self.flush_receiver(f);
             }
-            Event::FlowStart(f) => {
-                let now = self.now;
-                self.flows[f as usize].sender.start(now);
-                self.flush_sender(f);
-            }
-            Event::FlowStop(f) => {
-                let now = self.now;
-                self.flows[f as usize].sender.stop(now);
+            Event::FlowStart(f) => match self.udp_index(f) {
+                Some(u) => self.udp_start(u),
+                None => {
+                    let now = self.now;
+                    self.flows[f as usize].sender.start(now);
+                    self.flush_sender(f);
+                }
+            },
+            Event::FlowStop(f) => match self.udp_index(f) {
+                Some(u) => self.udp_stop(u),
+                None => {
+                    let now = self.now;
+                    self.flows[f as usize].sender.stop(now);
+                }
+            },
+            Event::CbrSend(f, generation) => {
+                if let Some(u) = self.udp_index(f) {
+                    self.udp_send(u, generation)
+                }
             }
             Event::Sample => self.sample(),
             Event::MeasureStart => self.snapshot_measure_start(),
@@ -204,19 +247,27 @@ impl World {
         self.link_send(first, p);
     }
 
+    /// Offers a packet to a link. Every arrival passes through the queue, even at an
+    /// idle link (which then takes it straight back), so an AQM sees every arrival and
+    /// idle period, as in NS-2.
     fn link_send(&mut self, l: LinkId, p: Packet) {
         let now = self.now;
+        if self.traces.active() {
+            self.traces
+                .capture(&self.links[l as usize], TapPoint::Entry, &p, now);
+        }
         let link = &mut self.links[l as usize];
-        if link.in_tx.is_none() {
-            let done = now + link.transmission_time(&p);
-            link.in_tx = Some(p);
-            self.sched.schedule(done, Event::LinkDone(l));
+        link.account_queue(now);
+        if let Err(cause) = link.queue.enqueue(p, now) {
+            self.drop_packet(p, l, cause);
             return;
         }
-        link.account_queue(now);
-        match link.queue.enqueue(p, now) {
-            Ok(()) => link.note_queue_len(),
-            Err(cause) => self.drop_packet(p, l, cause),
+        if link.in_tx.is_some() {
+            link.note_queue_len();
+        } else if let Some(next) = link.queue.dequeue(now) {
+            let done = now + link.transmission_time(&next);
+            link.in_tx = Some(next);
+            self.sched.schedule(done, Event::LinkDone(l));
         }
     }
 
@@ -234,6 +285,10 @@ impl World {
             link.in_tx = Some(next);
             self.sched.schedule(done, Event::LinkDone(l));
         }
+        if !lost && self.traces.active() {
+            self.traces
+                .capture(&self.links[l as usize], TapPoint::Exit, &p, arrive_at);
+        }
         if lost {
             self.drop_packet(p, l, DropCause::RandomLoss);
         } else {
@@ -243,12 +298,16 @@ impl World {
 
     fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {
         self.links[l as usize].stats.drops.add(cause);
-        let flow = &mut self.flows[p.flow as usize];
-        match p.kind {
-            PacketKind::Ack => flow.ack_drops.add(cause),
-            _ => {
-                flow.data_drops.add(cause);
-                flow.drop_log.push((self.now, p.seq, cause));
+        if let Some(u) = self.udp_index(p.flow) {
+            self.udp_drop(u, cause);
+        } else {
+            let flow = &mut self.flows[p.flow as usize];
+            match p.kind {
+                PacketKind::Ack => flow.ack_drops.add(cause),
+                _ => {
+                    flow.data_drops.add(cause);
+                    flow.drop_log.push((self.now, p.seq, cause));
+                }
             }
         }
         if let Some(log) = &mut self.events {
@@ -268,6 +327,9 @@ impl World {
     }
 
     fn arrive(&mut self, mut p: Packet) {
+        if let Some(u) = self.udp_index(p.flow) {
+            return self.udp_arrive(u, p);
+        }
         let f = p.flow;
         let flow = &self.flows[f as usize];
         let path = if p.kind == PacketKind::Ack {
@@ -337,6 +399,14 @@ impl World {
             self.queue_series.link.push(link.id);
             self.queue_series.packets.push(link.queue.len() as u32);
             self.queue_series.bytes.push(link.queue.bytes());
+            self.cc_vars.clear();
+            link.queue.variables(&mut self.cc_vars);
+            for &(name, value) in &self.cc_vars {
+                self.queue_vars.time.push(t);
+                self.queue_vars.link.push(link.id);
+                self.queue_vars.name.push(name);
+                self.queue_vars.value.push(value);
+            }
         }
         let next = self.now + self.sample_interval;
         if next <= self.end {
@@ -349,6 +419,7 @@ impl World {
         for f in &mut self.flows {
             f.bytes_at_measure_start = f.receiver.stats.bytes_delivered;
         }
+        self.udp_snapshot_measure_start();
         for (i, l) in self.links.iter_mut().enumerate() {
             self.link_bytes_at_measure_start[i] = l.stats.bytes_sent;
             self.link_area_at_measure_start[i] = l.queue_area(now);

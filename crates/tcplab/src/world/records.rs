@@ -122,11 +122,14 @@ impl World {
                 engine_version: crate::ENGINE_VERSION,
             },
             flows,
+            udp_flows: self.udp_records(window),
             links,
             flow_series: self.flow_series,
             queue_series: self.queue_series,
             cc_series: self.cc_series,
+            queue_vars: self.queue_vars,
             losses,
+            traces: self.traces.take_records(),
             events: self.events,
         }
     }

@@ -1,0 +1,219 @@
+//! ZL-RED, "Zombie Listed RED" (Hasegawa, Kurata & Murata, 003 section 6.1.2): SRED's
+//! zombie list detects flows that take more than their share (TCP Reno beside Vegas)
+//! and a two-step drop punishes them.
+//!
+//! Step 1 (eqs. 25-27): `p' = 0` below `th_min`, `p_min` for `th_min <= qlen < th_max`,
+//! `p_max` from `th_max` on, where `qlen` is the instantaneous queue an arrival finds;
+//! the arrival is dropped with `p1 = p' (1 + Hit(t)/P(t))` ([`DropCause::AqmEarly`]).
+//! Step 2 (eq. 28): a packet that survived step 1 is dropped with
+//! `p2 = hit_drop / (1 + P(t))` when it hit the zombie list and `qlen P(t) >= 2`
+//! ([`DropCause::ZlRedSecondStep`]); `hit_drop = 0` turns step 2 off (fig. 11).
+
+use super::sred::ZombieList;
+use super::{DropTail, Queue};
+use crate::net::{DropCause, Packet};
+use crate::sim::{RngStream, Time};
+
+/// ZL-RED's parameters (defaults of 003 section 6.2 are set by the scenario schema).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ZlRedParams {
+    pub zombies: usize,
+    pub replace_p: f64,
+    pub alpha: f64,
+    pub p_min: f64,
+    pub p_max: f64,
+    pub min_th: f64,
+    pub max_th: f64,
+    pub hit_drop: f64,
+}
+
+pub struct ZlRed {
+    fifo: DropTail,
+    list: ZombieList,
+    params: ZlRedParams,
+    rng: RngStream,
+}
+
+impl ZlRed {
+    pub fn new(
+        params: ZlRedParams,
+        limit_packets: usize,
+        limit_bytes: Option<u64>,
+        rng: RngStream,
+    ) -> Self {
+        ZlRed {
+            fifo: DropTail::new(limit_packets, limit_bytes),
+            list: ZombieList::new(params.zombies, params.replace_p, params.alpha),
+            params,
+            rng,
+        }
+    }
+
+    pub fn zombie_list(&self) -> &ZombieList {
+        &self.list
+    }
+
+    /// Eq. (25).
+    fn p_prime(&self, qlen: f64) -> f64 {
+        let p = &self.params;
+        if qlen < p.min_th {
+            0.0
+        } else if qlen < p.max_th {
+            p.p_min
+        } else {
+            p.p_max
+        }
+    }
+}
+
+/// Eqs. (26)-(28): the step-1 and step-2 probabilities for an arrival that finds `qlen`
+/// packets, with hit indicator `hit` and hit frequency `p_hit` (already updated by it).
+pub fn zlred_probabilities(
+    p_prime: f64,
+    hit: bool,
+    p_hit: f64,
+    qlen: f64,
+    hit_drop: f64,
+) -> (f64, f64) {
+    let hit_term = if hit { 1.0 / p_hit } else { 0.0 };
+    let p1 = (p_prime * (1.0 + hit_term)).min(1.0);
+    let p2 = if hit && qlen * p_hit >= 2.0 {
+        (hit_drop / (1.0 + p_hit)).min(1.0)
+    } else {
+        0.0
+    };
+    (p1, p2)
+}
+
+impl Queue for ZlRed {
+    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), DropCause> {
+        let hit = self.list.observe(pkt.flow, now, &mut self.rng);
+        let qlen = self.fifo.len() as f64;
+        let (p1, p2) = zlred_probabilities(
+            self.p_prime(qlen),
+            hit,
+            self.list.hit_freq(),
+            qlen,
+            self.params.hit_drop,
+        );
+        if self.rng.bernoulli(p1) {
+            return Err(DropCause::AqmEarly);
+        }
+        if self.rng.bernoulli(p2) {
+            return Err(DropCause::ZlRedSecondStep);
+        }
+        if self.fifo.would_overflow(&pkt) {
+            return Err(DropCause::BufferOverflow);
+        }
+        self.fifo.push(pkt);
+        Ok(())
+    }
+
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        self.fifo.dequeue(now)
+    }
+
+    fn len(&self) -> usize {
+        self.fifo.len()
+    }
+
+    fn bytes(&self) -> u64 {
+        self.fifo.bytes()
+    }
+
+    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+        self.fifo.for_each(f)
+    }
+
+    fn kind(&self) -> &'static str {
+        "zl_red"
+    }
+
+    fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("hit_freq", self.list.hit_freq()));
+        out.push(("flows_estimate", self.list.flows_estimate()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::droptail::tests::pkt;
+
+    #[test]
+    fn probabilities_follow_eqs_26_to_28() {
+        // No hit: p1 = p', no second step.
+        assert_eq!(
+            zlred_probabilities(0.02, false, 0.2, 50.0, 0.8),
+            (0.02, 0.0)
+        );
+        // Hit with P = 0.2: p1 = p'(1 + 5) and p2 = 0.8 / 1.2 since 50 * 0.2 >= 2.
+        let (p1, p2) = zlred_probabilities(0.02, true, 0.2, 50.0, 0.8);
+        assert!((p1 - 0.12).abs() < 1e-12 && (p2 - 0.8 / 1.2).abs() < 1e-12);
+        // Hit, but qlen P < 2: no second step.
+        assert_eq!(zlred_probabilities(0.0, true, 0.2, 9.0, 0.8).1, 0.0);
+        // p1 is a probability.
+        assert_eq!(zlred_probabilities(0.1, true, 0.01, 0.0, 0.0).0, 1.0);
+    }
+
+    #[test]
+    fn step_function_of_eq_25() {
+        let q = ZlRed::new(
+            ZlRedParams {
+                zombies: 10,
+                replace_p: 0.25,
+                alpha: 0.025,
+                p_min: 0.02,
+                p_max: 0.1,
+                min_th: 5.0,
+                max_th: 60.0,
+                hit_drop: 0.8,
+            },
+            100,
+            None,
+            RngStream::new(1, "q"),
+        );
+        assert_eq!(q.p_prime(4.0), 0.0);
+        assert_eq!(q.p_prime(5.0), 0.02);
+        assert_eq!(q.p_prime(59.0), 0.02);
+        assert_eq!(q.p_prime(60.0), 0.1);
+    }
+
+    #[test]
+    fn a_lone_flow_on_a_long_queue_meets_the_second_step() {
+        // One flow always hits once the list is full (P -> 1), so with a queue of 20
+        // packets step 2 drops with probability hit_drop / (1 + P) ~ 0.4.
+        let mut q = ZlRed::new(
+            ZlRedParams {
+                zombies: 10,
+                replace_p: 0.25,
+                alpha: 0.05,
+                p_min: 0.0,
+                p_max: 0.0,
+                min_th: 5.0,
+                max_th: 60.0,
+                hit_drop: 0.8,
+            },
+            1000,
+            None,
+            RngStream::new(2, "q"),
+        );
+        let mut second = 0;
+        let n = 20_000;
+        for i in 0..n {
+            if q.len() < 20 {
+                let _ = q.enqueue(pkt(1000), Time::ZERO);
+                continue;
+            }
+            match q.enqueue(pkt(1000), Time::ZERO) {
+                Err(DropCause::ZlRedSecondStep) => second += 1,
+                Err(c) => panic!("unexpected drop {c:?} at {i}"),
+                Ok(()) => {
+                    q.dequeue(Time::ZERO);
+                }
+            }
+        }
+        let frac = second as f64 / n as f64;
+        assert!((frac - 0.4).abs() < 0.03, "second-step fraction {frac}");
+    }
+}

@@ -1,0 +1,233 @@
+//! Pcap taps on link directions: the scenario names them, the caller gives the output
+//! directory ([`World::open_traces`]); nothing is written unless both happen.
+//!
+//! Each simulated packet becomes an Ethernet/IPv4/TCP or UDP frame (record/pcap.rs).
+//! Nodes get addresses 10.x.y.z (node index + 1). A TCP flow's sender uses port
+//! 10000 + (id mod 55000) and its receiver port 5001; byte sequence numbers are
+//! `ISN + 1 + segment * mss` (ACKs: `ISN + 1 + min(ack * mss, transfer size)`), with a
+//! fixed ISN per flow, so tools see the real sequence and acknowledgement numbers.
+
+use super::{RunError, World};
+use crate::config::{PcapResolution, PcapSpec, TapPoint};
+use crate::net::{Link, LinkId, Packet, PacketKind};
+use crate::record::pcap::{
+    node_ip, node_mac, tcp_frame, udp_frame, Addresses, PcapWriter, TcpFields, TCP_ACK,
+};
+use crate::record::TraceRecord;
+use crate::sim::Time;
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+const RECEIVER_PORT: u16 = 5001;
+
+struct Tap {
+    link: LinkId,
+    at: TapPoint,
+    file: String,
+    writer: PcapWriter<BufWriter<File>>,
+}
+
+/// What a frame needs to know about its flow.
+struct FlowWire {
+    mss: u64,
+    /// Bytes of a finite transfer (caps the final ACK number).
+    total_bytes: Option<u64>,
+    isn_sender: u32,
+    isn_receiver: u32,
+    port: u16,
+}
+
+/// The taps of a run.
+#[derive(Default)]
+pub(super) struct Traces {
+    /// Taps the scenario asks for, until the caller opens them.
+    requested: Vec<(LinkId, PcapSpec)>,
+    taps: Vec<Tap>,
+    flows: Vec<FlowWire>,
+    buf: Vec<u8>,
+    /// The first write error; later writes are skipped and the run reports it.
+    error: Option<String>,
+    /// What each tap wrote, once the run has finished.
+    records: Vec<TraceRecord>,
+}
+
+/// A fixed, well-spread initial sequence number per flow and side.
+fn isn(flow: u32, side: u32) -> u32 {
+    (flow as u64 * 2 + side as u64 + 1)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(17) as u32
+}
+
+impl Traces {
+    /// Taps requested by the scenario, by resolved link id.
+    pub(super) fn requested(taps: Vec<(LinkId, PcapSpec)>) -> Self {
+        Traces {
+            requested: taps,
+            ..Default::default()
+        }
+    }
+
+    pub(super) fn active(&self) -> bool {
+        !self.taps.is_empty()
+    }
+
+    pub(super) fn take_records(&mut self) -> Vec<TraceRecord> {
+        std::mem::take(&mut self.records)
+    }
+
+    /// Writes `p`, seen at `t` on `link` at point `at`, to every tap there.
+    pub(super) fn capture(&mut self, link: &Link, at: TapPoint, p: &Packet, t: Time) {
+        if self.error.is_some() {
+            return;
+        }
+        for i in 0..self.taps.len() {
+            if self.taps[i].link != link.id || self.taps[i].at != at {
+                continue;
+            }
+            let wire_len = self.frame(link, p);
+            let tap = &mut self.taps[i];
+            if let Err(e) = tap.writer.write_frame(t, &self.buf, wire_len) {
+                self.error = Some(format!("writing {}: {e}", tap.file));
+                return;
+            }
+        }
+    }
+
+    /// Builds the headers of `p` as it crosses `link` into `self.buf`; returns the
+    /// frame's length on the wire.
+    fn frame(&mut self, link: &Link, p: &Packet) -> usize {
+        let flow = self.flows.get(p.flow as usize);
+        let port = flow.map_or(10_000, |f| f.port);
+        let (src_port, dst_port) = if p.kind == PacketKind::Ack {
+            (RECEIVER_PORT, port)
+        } else {
+            (port, RECEIVER_PORT)
+        };
+        let a = Addresses {
+            src_mac: node_mac(link.from),
+            dst_mac: node_mac(link.to),
+            src_ip: node_ip(p.src),
+            dst_ip: node_ip(p.dst),
+            src_port,
+            dst_port,
+        };
+        let ip_id = p.uid as u16;
+        let Some(f) = flow else {
+            return udp_frame(&mut self.buf, &a, p.payload as usize, ip_id);
+        };
+        let fields = match p.kind {
+            PacketKind::Datagram => {
+                return udp_frame(&mut self.buf, &a, p.payload as usize, ip_id);
+            }
+            PacketKind::Data => TcpFields {
+                seq: f
+                    .isn_sender
+                    .wrapping_add(1)
+                    .wrapping_add((p.seq as u64 * f.mss) as u32),
+                ack: f.isn_receiver.wrapping_add(1),
+                flags: TCP_ACK,
+                window: u16::MAX,
+            },
+            PacketKind::Ack => {
+                let acked = p.ack as u64 * f.mss;
+                let acked = f.total_bytes.map_or(acked, |t| acked.min(t));
+                TcpFields {
+                    seq: f.isn_receiver.wrapping_add(1),
+                    ack: f.isn_sender.wrapping_add(1).wrapping_add(acked as u32),
+                    flags: TCP_ACK,
+                    window: (p.rwnd as u64 * f.mss).min(u16::MAX as u64) as u16,
+                }
+            }
+        };
+        tcp_frame(&mut self.buf, &a, &fields, p.payload as usize, ip_id)
+    }
+}
+
+impl World {
+    /// Opens the pcap files the scenario asks for (`simulation.pcap`) under `dir`,
+    /// creating directories as needed. A run of a scenario with taps fails unless this
+    /// was called.
+    pub fn open_traces(&mut self, dir: &Path) -> Result<(), RunError> {
+        self.traces.flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let mss = f.sender.state().mss as u64;
+                FlowWire {
+                    mss,
+                    total_bytes: f
+                        .sender
+                        .total_segments()
+                        .map(|n| (n as u64 - 1) * mss + f.sender.last_payload() as u64),
+                    isn_sender: isn(i as u32, 0),
+                    isn_receiver: isn(i as u32, 1),
+                    port: 10_000 + (i % 55_000) as u16,
+                }
+            })
+            .collect();
+        for (link, spec) in std::mem::take(&mut self.traces.requested) {
+            let path = dir.join(&spec.file);
+            let io_err = |e: std::io::Error| {
+                RunError::Output(format!("cannot create {}: {e}", path.display()))
+            };
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).map_err(io_err)?;
+            }
+            let file = File::create(&path).map_err(io_err)?;
+            let writer = PcapWriter::new(
+                BufWriter::with_capacity(1 << 16, file),
+                spec.snaplen,
+                spec.resolution == PcapResolution::Ns,
+            )
+            .map_err(io_err)?;
+            self.traces.taps.push(Tap {
+                link,
+                at: spec.at,
+                file: spec.file,
+                writer,
+            });
+        }
+        // UDP flows need only their port; they take ids after the TCP flows.
+        for i in self.flows.len()..self.flows.len() + self.udp_flows.len() {
+            self.traces.flows.push(FlowWire {
+                mss: 1,
+                total_bytes: None,
+                isn_sender: 0,
+                isn_receiver: 0,
+                port: 10_000 + (i % 55_000) as u16,
+            });
+        }
+        Ok(())
+    }
+
+    /// Fails if the scenario asked for traces that were never opened.
+    pub(super) fn check_traces_opened(&self) -> Result<(), RunError> {
+        match self.traces.requested.first() {
+            Some((_, spec)) => Err(RunError::Output(format!(
+                "the scenario asks for pcap traces (simulation.pcap, e.g. {:?}) but no output directory was given",
+                spec.file
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Flushes every tap; reports the first write error of the run.
+    pub(super) fn finish_traces(&mut self) -> Result<(), RunError> {
+        if let Some(e) = self.traces.error.take() {
+            return Err(RunError::Output(e));
+        }
+        for tap in &mut self.traces.taps {
+            tap.writer
+                .flush()
+                .map_err(|e| RunError::Output(format!("writing {}: {e}", tap.file)))?;
+            self.traces.records.push(TraceRecord {
+                link: self.links[tap.link as usize].name.clone(),
+                file: tap.file.clone(),
+                packets: tap.writer.packets,
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,206 @@
+//! UDP flows: constant-bit-rate sources and counting sinks.
+//!
+//! UDP flows take the flow ids after the TCP flows (`flows.len()..`), so a packet's
+//! `flow` still indexes one table: `id < flows.len()` is TCP, the rest UDP.
+
+use super::{ConservationReport, Event, World};
+use crate::app::{AppSchedule, CbrSource};
+use crate::config::{FlowKind, Scenario, DEFAULT_CBR_PACKET_SIZE};
+use crate::net::topology::Graph;
+use crate::net::{DropCause, DropCounts, FlowId, LinkId, Packet};
+use crate::record::UdpFlowRecord;
+use crate::sim::{RngStream, Scheduler, Time};
+use crate::ConfigError;
+
+/// A UDP flow: a CBR source, its route and a sink that counts what arrives.
+pub struct UdpFlow {
+    pub name: String,
+    pub src_name: String,
+    pub dst_name: String,
+    pub source: CbrSource,
+    pub rate_bps: f64,
+    pub packet_size: u32,
+    /// Links from source to sink.
+    pub fwd: Vec<LinkId>,
+    pub start: Time,
+    pub drops: DropCounts,
+    pub sent: u64,
+    pub arrived: u64,
+    /// Bytes on the wire of the datagrams that arrived.
+    pub bytes_arrived: u64,
+    bytes_at_measure_start: u64,
+}
+
+/// Builds the scenario's CBR flows with ids from `first_id` and schedules their on/off
+/// events; `path` gives a route between two nodes.
+pub(super) fn build_udp_flows(
+    s: &Scenario,
+    graph: &Graph,
+    path: &mut dyn FnMut(usize, usize) -> Option<Vec<u32>>,
+    first_id: u32,
+    sched: &mut Scheduler<Event>,
+) -> Result<Vec<UdpFlow>, ConfigError> {
+    let mut out = Vec::new();
+    for (i, spec) in s.flows.iter().enumerate() {
+        if spec.kind != FlowKind::Cbr {
+            continue;
+        }
+        let field = format!("flows[{i}]");
+        let node = |name: &str, what: &str| {
+            graph
+                .node(name)
+                .ok_or_else(|| ConfigError::new(format!("{field}.{what}"), "unknown node"))
+        };
+        let (src, dst) = (node(&spec.src, "src")?, node(&spec.dst, "dst")?);
+        let fwd =
+            path(src, dst).ok_or_else(|| ConfigError::new(format!("{field}.dst"), "no route"))?;
+        let rate_bps = spec
+            .rate
+            .ok_or_else(|| ConfigError::new(format!("{field}.rate"), "missing"))?
+            .0;
+        let packet_size = spec.packet_size.unwrap_or(DEFAULT_CBR_PACKET_SIZE);
+        for k in 0..spec.count {
+            let id = first_id + out.len() as u32;
+            let base = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
+            let name = if spec.count > 1 {
+                format!("{base}.{k}")
+            } else {
+                base
+            };
+            let mut rng = RngStream::new(s.simulation.seed, &format!("flow:{name}"));
+            let app = AppSchedule::for_flow(spec, &mut rng);
+            super::build::schedule_periods(sched, &app, id);
+            out.push(UdpFlow {
+                name,
+                src_name: spec.src.clone(),
+                dst_name: spec.dst.clone(),
+                source: CbrSource::new(id, src as u32, dst as u32, rate_bps, packet_size),
+                rate_bps,
+                packet_size,
+                fwd: fwd.clone(),
+                start: app.start(),
+                drops: DropCounts::default(),
+                sent: 0,
+                arrived: 0,
+                bytes_arrived: 0,
+                bytes_at_measure_start: 0,
+            });
+        }
+    }
+    Ok(out)
+}
+
+impl World {
+    /// The UDP flow of id `f`, if `f` is one.
+    pub(super) fn udp_index(&self, f: FlowId) -> Option<usize> {
+        (f as usize)
+            .checked_sub(self.flows.len())
+            .filter(|&i| i < self.udp_flows.len())
+    }
+
+    pub(super) fn udp_start(&mut self, u: usize) {
+        let now = self.now;
+        let flow = &mut self.udp_flows[u];
+        if let Some(generation) = flow.source.start(now) {
+            let id = flow.source.flow;
+            self.schedule(now, Event::CbrSend(id, generation));
+        }
+    }
+
+    pub(super) fn udp_stop(&mut self, u: usize) {
+        self.udp_flows[u].source.stop();
+    }
+
+    pub(super) fn udp_send(&mut self, u: usize, generation: u32) {
+        let now = self.now;
+        let flow = &mut self.udp_flows[u];
+        let Some((p, next)) = flow.source.on_send(generation, now) else {
+            return;
+        };
+        flow.sent += 1;
+        let (first, id) = (flow.fwd[0], flow.source.flow);
+        self.schedule(next, Event::CbrSend(id, generation));
+        self.inject(p, first);
+    }
+
+    /// Forwards a datagram that reached the end of a link, or counts it at the sink.
+    pub(super) fn udp_arrive(&mut self, u: usize, mut p: Packet) {
+        if let Some(&next) = self.udp_flows[u].fwd.get(p.hop as usize) {
+            p.hop += 1;
+            self.link_send(next, p);
+            return;
+        }
+        self.packets_delivered += 1;
+        self.log_event("recv", &p, -1, "");
+        let flow = &mut self.udp_flows[u];
+        flow.arrived += 1;
+        flow.bytes_arrived += p.size as u64;
+    }
+
+    pub(super) fn udp_drop(&mut self, u: usize, cause: DropCause) {
+        self.udp_flows[u].drops.add(cause);
+    }
+
+    pub(super) fn udp_snapshot_measure_start(&mut self) {
+        for f in &mut self.udp_flows {
+            f.bytes_at_measure_start = f.bytes_arrived;
+        }
+    }
+
+    /// Per UDP flow: the datagram balance, given per-flow-id counts of packets in the
+    /// network.
+    pub(super) fn udp_conservation(&self, in_network: &[(u64, u64)]) -> Vec<ConservationReport> {
+        self.udp_flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| ConservationReport {
+                sent: f.sent,
+                arrived: f.arrived,
+                dropped: f.drops.total(),
+                in_network: in_network
+                    .get(self.flows.len() + i)
+                    .map_or(0, |c| c.0 + c.1),
+            })
+            .collect()
+    }
+
+    pub(super) fn udp_records(&self, window: f64) -> Vec<UdpFlowRecord> {
+        self.udp_flows
+            .iter()
+            .map(|f| UdpFlowRecord {
+                id: f.source.flow,
+                name: f.name.clone(),
+                src: f.src_name.clone(),
+                dst: f.dst_name.clone(),
+                start: f.start.as_secs_f64(),
+                rate_bps: f.rate_bps,
+                packet_size: f.packet_size,
+                datagrams_sent: f.sent,
+                datagrams_received: f.arrived,
+                bytes_received: f.bytes_arrived,
+                throughput_bps: (f.bytes_arrived - f.bytes_at_measure_start) as f64 * 8.0 / window,
+                drops: f.drops,
+            })
+            .collect()
+    }
+}
+
+impl World {
+    /// Appends to the event log, when the scenario keeps one.
+    fn log_event(&mut self, event: &'static str, p: &Packet, link: i64, cause: &'static str) {
+        if let Some(log) = &mut self.events {
+            log.push(
+                self.now.as_secs_f64(),
+                event,
+                p.flow,
+                p.kind.name(),
+                p.seq,
+                p.ack,
+                link,
+                cause,
+                p.retransmit,
+                p.size,
+            );
+        }
+    }
+}
