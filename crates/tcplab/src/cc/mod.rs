@@ -22,8 +22,17 @@
 //! Windows are in packets and fractional, as in NS-2's `cwnd_`; the sender sends
 //! `floor(min(cwnd, rwnd))` packets.
 
+pub mod code;
+pub mod delay;
+pub mod newvegas;
 pub mod params;
 pub mod reno;
+#[cfg(test)]
+pub(crate) mod scripted;
+pub mod vegas;
+pub mod vegas_a;
+pub mod vegas_plus;
+pub mod veno;
 
 use crate::config::ConfigError;
 use crate::sim::Time;
@@ -188,6 +197,9 @@ pub struct LossInfo {
     pub seq: u32,
     /// Whether that segment had been retransmitted before.
     pub already_retransmitted: bool,
+    /// When that segment was last transmitted (Vegas reduces the window only for losses
+    /// of segments sent after its last reduction, Brakmo & Peterson 1995 section 3.1).
+    pub sent_at: Time,
 }
 
 /// When the sender asks whether a segment should be retransmitted early.
@@ -278,12 +290,28 @@ pub trait CongestionControl: Send {
 }
 
 /// Names the registry knows, for help texts and error messages.
-pub const ALGORITHMS: &[&str] = &["reno", "newreno", "tahoe"];
+pub const ALGORITHMS: &[&str] = &[
+    "reno",
+    "newreno",
+    "tahoe",
+    "vegas",
+    "vegas_a",
+    "newvegas",
+    "code",
+    "vegas_plus",
+    "veno",
+];
 
 /// Builds the algorithm a scenario names. `field` is the document path used in errors.
 pub fn build(spec: &CcSpec, field: &str) -> Result<Box<dyn CongestionControl>, ConfigError> {
     match spec.name.as_str() {
         "reno" | "newreno" | "tahoe" => Ok(Box::new(reno::Reno::from_spec(spec, field)?)),
+        "vegas" => Ok(Box::new(vegas::from_spec(spec, field)?)),
+        "vegas_a" => Ok(Box::new(vegas_a::from_spec(spec, field)?)),
+        "newvegas" => Ok(Box::new(newvegas::from_spec(spec, field)?)),
+        "code" => Ok(Box::new(code::from_spec(spec, field)?)),
+        "vegas_plus" => Ok(Box::new(vegas_plus::from_spec(spec, field)?)),
+        "veno" => Ok(Box::new(veno::Veno::from_spec(spec, field)?)),
         other => Err(ConfigError::new(
             format!("{field}.name"),
             format!(

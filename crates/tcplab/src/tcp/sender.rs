@@ -410,7 +410,9 @@ impl TcpSender {
     /// Fast (or early) retransmit of `snd_una` and the window reduction of the recovery mode.
     fn loss_response(&mut self, now: Time, kind: LossKind) {
         let seq = self.snd_una;
-        let already = self.seg(seq).is_some_and(|s| s.retransmitted);
+        let (already, sent_at) = self
+            .seg(seq)
+            .map_or((false, now), |s| (s.retransmitted, s.sent_at));
         self.refresh(now);
         let cwnd_before = self.st.cwnd;
         let ssthresh = self.cc.ssthresh(
@@ -419,6 +421,7 @@ impl TcpSender {
                 kind,
                 seq,
                 already_retransmitted: already,
+                sent_at,
             },
         );
         self.st.ssthresh = ssthresh.max(1.0);
@@ -473,7 +476,9 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let seq = self.snd_una;
-        let already = self.seg(seq).is_some_and(|s| s.retransmitted);
+        let (already, sent_at) = self
+            .seg(seq)
+            .map_or((false, now), |s| (s.retransmitted, s.sent_at));
         self.refresh(now);
         let cwnd_before = self.st.cwnd;
         let ssthresh = self.cc.ssthresh(
@@ -482,6 +487,7 @@ impl TcpSender {
                 kind: LossKind::Timeout,
                 seq,
                 already_retransmitted: already,
+                sent_at,
             },
         );
         self.st.ssthresh = ssthresh.max(1.0);
