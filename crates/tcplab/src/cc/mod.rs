@@ -205,8 +205,9 @@ pub struct LossInfo {
 /// When the sender asks whether a segment should be retransmitted early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProbePoint {
-    /// The first duplicate ACK.
-    FirstDupAck,
+    /// A duplicate ACK outside fast recovery that did not trigger a fast retransmit
+    /// (the count of consecutive duplicates so far).
+    DupAck(u32),
     /// The first or second new ACK after a retransmission (1 or 2).
     NewAckAfterRetransmit(u8),
 }
@@ -274,7 +275,8 @@ pub trait CongestionControl: Send {
     }
 
     /// Whether to retransmit the oldest unacknowledged segment now, before three
-    /// duplicate ACKs or a timeout (Vegas's fine-grained check).
+    /// duplicate ACKs or a timeout (Vegas's fine-grained check). Asked on every duplicate
+    /// ACK outside fast recovery and on the first and second new ACK after a retransmission.
     fn retransmit_check(&mut self, _st: &CcState, _probe: &RetransmitProbe) -> bool {
         false
     }

@@ -431,9 +431,9 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
         }
     }
 
-    /// 000 section 2.2.3 and 002 section 2: on the first duplicate ACK and on the first
-    /// and second new ACK after a retransmission, retransmit the oldest unacknowledged
-    /// segment if it has been out longer than the fine-grained timeout.
+    /// 000 section 2.2.3 and 002 section 2: on a duplicate ACK and on the first and second
+    /// new ACK after a retransmission, retransmit the oldest unacknowledged segment if it
+    /// has been out longer than the fine-grained timeout.
     fn retransmit_check(&mut self, st: &CcState, probe: &RetransmitProbe) -> bool {
         if !self.cfg.fine_grained_retransmit || self.fine_rto.srtt() == Time::ZERO {
             return false;
@@ -600,7 +600,7 @@ mod tests {
         s.start(&mut cc);
         s.round(&mut cc, ms(100));
         let probe = RetransmitProbe {
-            point: ProbePoint::FirstDupAck,
+            point: ProbePoint::DupAck(1),
             seq: 0,
             sent_at: Time::ZERO,
             already_retransmitted: false,
@@ -623,7 +623,7 @@ mod tests {
         assert!(timeout >= ms(100) && timeout < ms(110), "{timeout}");
         let mut st = s.st.clone();
         let probe = |sent_at: Time| RetransmitProbe {
-            point: ProbePoint::FirstDupAck,
+            point: ProbePoint::DupAck(1),
             seq: st.snd_una,
             sent_at,
             already_retransmitted: false,

@@ -371,20 +371,19 @@ impl TcpSender {
             self.st.cwnd += 1.0;
             return;
         }
-        if self.dupacks == self.cfg.dupack_threshold {
-            // RFC 6582 section 3.2 step 1 (also NS-2 Reno's bugfix): a new fast retransmit
-            // only once the ACK covers what was outstanding at the previous one.
-            if self.recover.is_none_or(|r| ack >= r) {
-                self.loss_response(now, LossKind::FastRetransmit);
-            }
-        } else if self.dupacks < self.cfg.dupack_threshold {
-            if self.st.ca_state == CaState::Open {
-                self.set_ca_state(CaState::Disorder);
-            }
-            if self.dupacks == 1 {
-                self.probe(now, ProbePoint::FirstDupAck);
-            }
+        // RFC 6582 section 3.2 step 1 (also NS-2 Reno's bugfix): a new fast retransmit
+        // only once the ACK covers what was outstanding at the previous one.
+        if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| ack >= r) {
+            self.loss_response(now, LossKind::FastRetransmit);
+            return;
         }
+        if self.dupacks < self.cfg.dupack_threshold && self.st.ca_state == CaState::Open {
+            self.set_ca_state(CaState::Disorder);
+        }
+        // Vegas checks the oldest segment's fine-grained timer "when a duplicate ACK is
+        // received" (000 section 2.2.3, 002 section 2; NS-2 on every one), which also
+        // repairs a second loss of a window after fast recovery has ended.
+        self.probe(now, ProbePoint::DupAck(self.dupacks));
     }
 
     /// Asks the algorithm whether to retransmit the oldest segment early (Vegas).
@@ -448,6 +447,11 @@ impl TcpSender {
                 self.transmit(seq, now);
             }
         }
+        // Restart the retransmission timer for the retransmission, as NS-2
+        // (`reset_rtx_timer` in Reno's and Vegas's dupack actions), BSD and Linux do;
+        // otherwise the timer still counts from the last new ACK and can expire before
+        // the retransmission could have been acknowledged.
+        self.arm_timer(now);
         self.acks_since_retransmit = 1;
         self.losses.push(LossRecord {
             time: now,
