@@ -114,7 +114,7 @@ fn ten_vegas_flows_share_fairly() {
 
 /// 000 section 4.1 / fig. 9 and 003 section 5: one Reno against one delay-based flow
 /// through a 100-packet DropTail buffer. Reno takes well over half against Vegas; the
-/// adaptive variants each take more than Vegas does.
+/// adaptive variants each take more than Vegas does (000 fig. 9; Vegas+: 003 fig. 9).
 #[test]
 fn reno_beats_vegas_and_the_adaptive_variants_take_more() {
     let share = |cc: &str| {
@@ -138,6 +138,19 @@ fn reno_beats_vegas_and_the_adaptive_variants_take_more() {
             rec.flows[1].retransmissions,
             rec.flows[1].timeouts,
         );
+        // 000 section 2.2.3 / 002 section 3: the fine-grained checks repair Vegas's
+        // losses (several per window here) without waiting for a coarse timeout.
+        let f = &rec.flows[1];
+        if f.data_drops.total() > 0 {
+            assert!(
+                f.early_retransmits > 0,
+                "{cc}: no fine-grained retransmission"
+            );
+            assert_eq!(
+                f.timeouts, 0,
+                "{cc}: coarse timeouts despite fine-grained checks"
+            );
+        }
         other / (reno + other)
     };
     let vegas = share("vegas");

@@ -227,7 +227,8 @@ mod tests {
         s.round(&mut cc, ms(100));
         assert_eq!(s.st.cwnd, 22.0);
         assert_eq!(cc.name(), "vegas_plus");
-        assert!(from_spec(&CcSpec::named("vegas_plus"), "cc").is_ok());
+        let default = from_spec(&CcSpec::named("vegas_plus"), "cc").unwrap();
+        assert_eq!(default.rule().count_max, 8, "003 section 5.1");
         let mut bad = CcSpec::named("vegas_plus");
         bad.params
             .insert("count_max".into(), toml::Value::Integer(0));

@@ -7,7 +7,7 @@
 //! cut, "congestive" for 1/2), so that the run's loss records, which carry the true cause
 //! of each lost packet, can score the classification as 001 table I does.
 
-use super::delay::{BaseRtt, Estimate, RoundTracker};
+use super::delay::{BaseRtt, Estimate, Round, RoundTracker, RttChoice};
 use super::params::check_range;
 use super::reno::reno_increase;
 use super::{
@@ -17,16 +17,6 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use serde::Deserialize;
-
-/// Which RTT N is computed from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum VenoRtt {
-    /// The smoothed RTT (001 section II-A: "RTT is the smoothed round-trip time measured").
-    Smoothed,
-    /// The minimum RTT of the last round (Linux `tcp_veno.c`).
-    Min,
-}
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -38,8 +28,10 @@ pub struct VenoParams {
     pub random_factor: f64,
     /// Multiplicative decrease for a loss taken as congestive (Reno's 1/2).
     pub congestive_factor: f64,
-    /// "smoothed" (default) or "min".
-    pub rtt: VenoRtt,
+    /// The RTT in N: "smoothed" (default; 001 section II-A: "RTT is the smoothed
+    /// round-trip time measured"), or a statistic of the last round: "min" (Linux
+    /// `tcp_veno.c`), "last" or "mean".
+    pub rtt: RttChoice,
 }
 
 impl Default for VenoParams {
@@ -48,7 +40,7 @@ impl Default for VenoParams {
             beta: 3.0,
             random_factor: 0.8,
             congestive_factor: 0.5,
-            rtt: VenoRtt::Smoothed,
+            rtt: RttChoice::Smoothed,
         }
     }
 }
@@ -61,8 +53,8 @@ pub struct Veno {
     p: VenoParams,
     base: BaseRtt,
     rounds: RoundTracker,
-    /// The last finished round's smallest sample (for `rtt = "min"`).
-    round_min: Option<Time>,
+    /// The last finished round (for the per-round RTT choices).
+    last_round: Option<Round>,
     /// The latest backlog estimate, packets.
     n: f64,
     /// In the congestive state, whether the next new ACK is the "other" one that grows
@@ -78,7 +70,7 @@ impl Veno {
             p,
             base: BaseRtt::default(),
             rounds: RoundTracker::default(),
-            round_min: None,
+            last_round: None,
             n: 0.0,
             odd_ack: false,
             tag: None,
@@ -102,8 +94,8 @@ impl Veno {
     /// Zero until BaseRTT and the RTT are known.
     fn estimate(&self, st: &CcState) -> f64 {
         let rtt = match self.p.rtt {
-            VenoRtt::Smoothed => Some(st.srtt).filter(|t| *t > Time::ZERO),
-            VenoRtt::Min => self.round_min,
+            RttChoice::Smoothed => Some(st.srtt).filter(|t| *t > Time::ZERO),
+            choice => self.last_round.map(|r| r.rtt(choice, st.srtt)),
         };
         match (self.base.get(), rtt) {
             (Some(base), Some(rtt)) => Estimate::new(st.cwnd, base, rtt).diff,
@@ -131,7 +123,7 @@ impl CongestionControl for Veno {
             self.base.observe(r);
         }
         if let Some(round) = self.rounds.on_ack(st.snd_una, st.snd_nxt, sample.rtt) {
-            self.round_min = Some(round.min);
+            self.last_round = Some(round);
         }
         self.n = self.estimate(st);
     }
@@ -176,7 +168,7 @@ impl CongestionControl for Veno {
         };
         self.base.reset();
         self.rounds.restart(st.snd_nxt);
-        self.round_min = None;
+        self.last_round = None;
         (window * factor).max(2.0)
     }
 
@@ -302,7 +294,7 @@ mod tests {
     #[test]
     fn min_rtt_variant_uses_the_last_round() {
         let mut cc = Veno::new(VenoParams {
-            rtt: VenoRtt::Min,
+            rtt: RttChoice::Min,
             ..VenoParams::default()
         });
         let mut s = Script::new(20.0, 10.0);
@@ -328,7 +320,7 @@ mod tests {
         );
         let mut spec = CcSpec::named("veno");
         spec.params
-            .insert("rtt".into(), toml::Value::String("last".into()));
+            .insert("rtt".into(), toml::Value::String("median".into()));
         assert_eq!(Veno::from_spec(&spec, "f").err().unwrap().field, "f.rtt");
     }
 }

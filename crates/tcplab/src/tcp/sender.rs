@@ -518,3 +518,119 @@ impl TcpSender {
         self.try_send(now);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::Reno;
+    use std::sync::{Arc, Mutex};
+
+    /// Reno's window rules, recording every retransmission probe.
+    struct Probed {
+        inner: Reno,
+        probes: Arc<Mutex<Vec<ProbePoint>>>,
+    }
+
+    impl CongestionControl for Probed {
+        fn name(&self) -> &'static str {
+            "probed"
+        }
+        fn ssthresh(&mut self, st: &CcState, loss: &LossInfo) -> f64 {
+            self.inner.ssthresh(st, loss)
+        }
+        fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
+            self.inner.cong_avoid(st, acked)
+        }
+        fn retransmit_check(&mut self, _st: &CcState, probe: &RetransmitProbe) -> bool {
+            self.probes.lock().unwrap().push(probe.point);
+            false
+        }
+    }
+
+    fn ms(v: u64) -> Time {
+        Time::from_millis(v)
+    }
+
+    fn ack(n: u32) -> Packet {
+        Packet {
+            uid: 0,
+            flow: 0,
+            kind: PacketKind::Ack,
+            src: 1,
+            dst: 0,
+            hop: 0,
+            seq: n.saturating_sub(1),
+            ack: n,
+            size: 40,
+            payload: 0,
+            stamp: Time::ZERO,
+            retransmit: false,
+            rwnd: 1000,
+        }
+    }
+
+    /// A Reno sender with 10 segments in flight from time 0.
+    fn sender() -> (TcpSender, Arc<Mutex<Vec<ProbePoint>>>) {
+        let probes = Arc::new(Mutex::new(Vec::new()));
+        let cc = Probed {
+            inner: Reno::new(Recovery::Reno),
+            probes: probes.clone(),
+        };
+        let cfg = TcpConfig {
+            initial_cwnd: 10.0,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(0, 0, 1, &cfg, Box::new(cc), Recovery::Reno, None);
+        s.start(Time::ZERO);
+        (s, probes)
+    }
+
+    #[test]
+    fn every_duplicate_ack_outside_recovery_is_probed() {
+        use ProbePoint::*;
+        let (mut s, probes) = sender();
+        s.on_ack(ms(100), &ack(1)); // segment 1 is lost
+        s.on_ack(ms(101), &ack(1));
+        s.on_ack(ms(102), &ack(1));
+        assert_eq!(*probes.lock().unwrap(), [DupAck(1), DupAck(2)]);
+        s.on_ack(ms(103), &ack(1)); // the third starts fast retransmit instead
+        assert_eq!(s.stats.fast_retransmits, 1);
+        probes.lock().unwrap().clear();
+        // The retransmission's ACK reveals a second hole at 5 and ends Reno's recovery;
+        // a second fast retransmit in the same window is not allowed (5 < recover), so
+        // only the probes can repair it before a timeout.
+        s.on_ack(ms(200), &ack(5));
+        for i in 0..4 {
+            s.on_ack(ms(201 + i), &ack(5));
+        }
+        assert_eq!(
+            *probes.lock().unwrap(),
+            [
+                NewAckAfterRetransmit(1),
+                DupAck(1),
+                DupAck(2),
+                DupAck(3),
+                DupAck(4)
+            ]
+        );
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        let (mut s, _) = sender();
+        s.on_ack(ms(100), &ack(1)); // RTT 100 ms: RTO 300 ms, timer due at 400 ms
+        let due = s
+            .take_timer_request()
+            .expect("timer moved earlier than 1 s");
+        assert_eq!(due, ms(400));
+        for t in [300, 301, 302] {
+            s.on_ack(ms(t), &ack(1));
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // At 400 ms the retransmission sent at 302 ms cannot have been acknowledged yet.
+        s.on_timer(due, ms(400));
+        assert_eq!(s.stats.timeouts, 0);
+        assert_eq!(s.take_timer_request(), Some(ms(602)));
+    }
+}
