@@ -94,7 +94,8 @@ impl AvoidanceRule for ThresholdRule {
         self.prev = Some((v.rtt, cwnd));
     }
 
-    /// 000 section 2.4: on three duplicate ACKs or a timeout, alpha0 and beta0 again;
+    /// 000 section 2.4: on a loss detected by duplicate ACKs (Vegas's fine-grained check
+    /// on a duplicate ACK or the third duplicate) or on a timeout, alpha0 and beta0 again;
     /// CODE (section 3.2) scales them by epsilon on duplicate-ACK losses instead (a
     /// timeout still restores them, as in NewVegas, which CODE modifies only there).
     /// Only the loss that opens a loss episode counts (the one Vegas reduces the window

@@ -7,9 +7,11 @@
 //! an [`AvoidanceRule`]. Plain Vegas is `VegasFamily<VegasRule>`.
 //!
 //! Two variants are offered, because the papers evaluate both:
-//! - `variant = "paper"` (default): the RTT of the round's distinguished segment
-//!   (Brakmo & Peterson section 3.2), the fine-grained retransmission check, cwnd to 3/4 or
-//!   1/2 on a retransmission and 2 after a timeout (000 section 2.2.3).
+//! - `variant = "paper"` (default): the RTT each member's paper names (for Vegas,
+//!   NewVegas, Vegas-A and Vegas+ the sample of the round's distinguished segment,
+//!   Brakmo & Peterson section 3.2; for CODE the round's minimum, 000 section 4.5), the
+//!   fine-grained retransmission check, cwnd to 3/4 or 1/2 on a retransmission and 2
+//!   after a timeout (000 section 2.2.3).
 //! - `variant = "linux"`: Linux `tcp_vegas.c`, which 004 evaluates: the minimum RTT of the
 //!   last round, no fine-grained retransmission, Reno's loss response (ssthresh = cwnd/2,
 //!   cwnd 1 after a timeout). The thresholds stay as given (Linux's module defaults are
