@@ -257,6 +257,8 @@ impl AckLossReaction {
             kind: LossKind::AckLoss,
             seq: st.snd_una,
             already_retransmitted: false,
+            // A fresh congestion signal: algorithms that reduce once per window reduce now.
+            sent_at: st.now,
         };
         let ss = self.inner.ssthresh(st, &info).max(1.0);
         st.ssthresh = ss;
@@ -596,9 +598,10 @@ mod tests {
             kind: LossKind::Timeout,
             seq: 0,
             already_retransmitted: false,
+            sent_at: Time::ZERO,
         };
         let probe = RetransmitProbe {
-            point: ProbePoint::FirstDupAck,
+            point: ProbePoint::DupAck(1),
             seq: 0,
             sent_at: Time::ZERO,
             already_retransmitted: false,

@@ -205,6 +205,7 @@ mod tests {
             kind: LossKind::FastRetransmit,
             seq: 0,
             already_retransmitted: false,
+            sent_at: Time::ZERO,
         }
     }
 

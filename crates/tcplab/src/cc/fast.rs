@@ -223,6 +223,7 @@ mod tests {
             kind: crate::cc::LossKind::FastRetransmit,
             seq: 0,
             already_retransmitted: false,
+            sent_at: Time::ZERO,
         };
         assert_eq!(cc.ssthresh(&pipe.st, &loss), 30.0);
     }

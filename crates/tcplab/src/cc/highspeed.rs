@@ -178,6 +178,7 @@ mod tests {
             kind: LossKind::FastRetransmit,
             seq: 0,
             already_retransmitted: false,
+            sent_at: crate::sim::Time::ZERO,
         };
         pipe.st.cwnd = 1058.0;
         let ss = cc.ssthresh(&pipe.st, &loss);

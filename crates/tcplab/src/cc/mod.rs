@@ -24,16 +24,25 @@
 
 pub mod ack_loss;
 pub mod areno;
+pub mod code;
 pub mod ctcp;
 pub mod cubic;
+pub mod delay;
 pub mod fast;
 pub mod highspeed;
+pub mod newvegas;
 pub mod params;
 pub mod reno;
 pub mod round;
 pub mod scalable;
 #[cfg(test)]
+pub(crate) mod scripted;
+#[cfg(test)]
 mod testkit;
+pub mod vegas;
+pub mod vegas_a;
+pub mod vegas_plus;
+pub mod veno;
 
 use crate::config::ConfigError;
 use crate::sim::Time;
@@ -206,13 +215,17 @@ pub struct LossInfo {
     pub seq: u32,
     /// Whether that segment had been retransmitted before.
     pub already_retransmitted: bool,
+    /// When that segment was last transmitted (Vegas reduces the window only for losses
+    /// of segments sent after its last reduction, Brakmo & Peterson 1995 section 3.1).
+    pub sent_at: Time,
 }
 
 /// When the sender asks whether a segment should be retransmitted early.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProbePoint {
-    /// The first duplicate ACK.
-    FirstDupAck,
+    /// A duplicate ACK outside fast recovery that did not trigger a fast retransmit
+    /// (the count of consecutive duplicates so far).
+    DupAck(u32),
     /// The first or second new ACK after a retransmission (1 or 2).
     NewAckAfterRetransmit(u8),
 }
@@ -280,7 +293,8 @@ pub trait CongestionControl: Send {
     }
 
     /// Whether to retransmit the oldest unacknowledged segment now, before three
-    /// duplicate ACKs or a timeout (Vegas's fine-grained check).
+    /// duplicate ACKs or a timeout (Vegas's fine-grained check). Asked on every duplicate
+    /// ACK outside fast recovery and on the first and second new ACK after a retransmission.
     fn retransmit_check(&mut self, _st: &CcState, _probe: &RetransmitProbe) -> bool {
         false
     }
@@ -306,6 +320,12 @@ pub const ALGORITHMS: &[&str] = &[
     "highspeed",
     "scalable",
     "cubic",
+    "vegas",
+    "vegas_a",
+    "newvegas",
+    "code",
+    "vegas_plus",
+    "veno",
 ];
 
 /// Builds the algorithm a scenario names. `field` is the document path used in errors.
@@ -322,6 +342,12 @@ pub fn build(spec: &CcSpec, field: &str) -> Result<Box<dyn CongestionControl>, C
         "highspeed" => Ok(Box::new(highspeed::HighSpeed::from_spec(spec, field)?)),
         "scalable" => Ok(Box::new(scalable::Scalable::from_spec(spec, field)?)),
         "cubic" => Ok(Box::new(cubic::Cubic::from_spec(spec, field)?)),
+        "vegas" => Ok(Box::new(vegas::from_spec(spec, field)?)),
+        "vegas_a" => Ok(Box::new(vegas_a::from_spec(spec, field)?)),
+        "newvegas" => Ok(Box::new(newvegas::from_spec(spec, field)?)),
+        "code" => Ok(Box::new(code::from_spec(spec, field)?)),
+        "vegas_plus" => Ok(Box::new(vegas_plus::from_spec(spec, field)?)),
+        "veno" => Ok(Box::new(veno::Veno::from_spec(spec, field)?)),
         other => Err(ConfigError::new(
             format!("{field}.name"),
             format!(

@@ -121,6 +121,7 @@ mod tests {
             kind: LossKind::FastRetransmit,
             seq: 0,
             already_retransmitted: false,
+            sent_at: crate::sim::Time::ZERO,
         };
         assert_eq!(r.ssthresh(&st, &loss), 10.0);
         st.cwnd = 3.0;

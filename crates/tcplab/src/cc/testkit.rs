@@ -79,6 +79,7 @@ impl Pipe {
             kind: LossKind::FastRetransmit,
             seq: self.st.snd_una,
             already_retransmitted: false,
+            sent_at: Time::ZERO,
         };
         let ss = cc.ssthresh(&self.st, &info).max(1.0);
         self.st.ssthresh = ss;

@@ -393,20 +393,19 @@ impl TcpSender {
             self.st.cwnd += 1.0;
             return;
         }
-        if self.dupacks == self.cfg.dupack_threshold {
-            // RFC 6582 section 3.2 step 1 (also NS-2 Reno's bugfix): a new fast retransmit
-            // only once the ACK covers what was outstanding at the previous one.
-            if self.recover.is_none_or(|r| ack >= r) {
-                self.loss_response(now, LossKind::FastRetransmit);
-            }
-        } else if self.dupacks < self.cfg.dupack_threshold {
-            if self.st.ca_state == CaState::Open {
-                self.set_ca_state(CaState::Disorder);
-            }
-            if self.dupacks == 1 {
-                self.probe(now, ProbePoint::FirstDupAck);
-            }
+        // RFC 6582 section 3.2 step 1 (also NS-2 Reno's bugfix): a new fast retransmit
+        // only once the ACK covers what was outstanding at the previous one.
+        if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| ack >= r) {
+            self.loss_response(now, LossKind::FastRetransmit);
+            return;
         }
+        if self.dupacks < self.cfg.dupack_threshold && self.st.ca_state == CaState::Open {
+            self.set_ca_state(CaState::Disorder);
+        }
+        // Vegas checks the oldest segment's fine-grained timer "when a duplicate ACK is
+        // received" (000 section 2.2.3, 002 section 2; NS-2 on every one), which also
+        // repairs a second loss of a window after fast recovery has ended.
+        self.probe(now, ProbePoint::DupAck(self.dupacks));
     }
 
     /// Asks the algorithm whether to retransmit the oldest segment early (Vegas).
@@ -432,7 +431,9 @@ impl TcpSender {
     /// Fast (or early) retransmit of `snd_una` and the window reduction of the recovery mode.
     fn loss_response(&mut self, now: Time, kind: LossKind) {
         let seq = self.snd_una;
-        let already = self.seg(seq).is_some_and(|s| s.retransmitted);
+        let (already, sent_at) = self
+            .seg(seq)
+            .map_or((false, now), |s| (s.retransmitted, s.sent_at));
         self.refresh(now);
         let cwnd_before = self.st.cwnd;
         let ssthresh = self.cc.ssthresh(
@@ -441,6 +442,7 @@ impl TcpSender {
                 kind,
                 seq,
                 already_retransmitted: already,
+                sent_at,
             },
         );
         self.st.ssthresh = ssthresh.max(1.0);
@@ -467,6 +469,11 @@ impl TcpSender {
                 self.transmit(seq, now);
             }
         }
+        // Restart the retransmission timer for the retransmission, as NS-2
+        // (`reset_rtx_timer` in Reno's and Vegas's dupack actions), BSD and Linux do;
+        // otherwise the timer still counts from the last new ACK and can expire before
+        // the retransmission could have been acknowledged.
+        self.arm_timer(now);
         self.acks_since_retransmit = 1;
         self.losses.push(LossRecord {
             time: now,
@@ -495,7 +502,9 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let seq = self.snd_una;
-        let already = self.seg(seq).is_some_and(|s| s.retransmitted);
+        let (already, sent_at) = self
+            .seg(seq)
+            .map_or((false, now), |s| (s.retransmitted, s.sent_at));
         self.refresh(now);
         let cwnd_before = self.st.cwnd;
         // A timeout during fast recovery keeps the threshold already reduced for this loss
@@ -505,6 +514,7 @@ impl TcpSender {
                 kind: LossKind::Timeout,
                 seq,
                 already_retransmitted: already,
+                sent_at,
             };
             self.st.ssthresh = self.cc.ssthresh(&self.st, &info).max(1.0);
         }
@@ -529,5 +539,121 @@ impl TcpSender {
             tag: self.cc.loss_tag(),
         });
         self.try_send(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::reno::Reno;
+    use std::sync::{Arc, Mutex};
+
+    /// Reno's window rules, recording every retransmission probe.
+    struct Probed {
+        inner: Reno,
+        probes: Arc<Mutex<Vec<ProbePoint>>>,
+    }
+
+    impl CongestionControl for Probed {
+        fn name(&self) -> &'static str {
+            "probed"
+        }
+        fn ssthresh(&mut self, st: &CcState, loss: &LossInfo) -> f64 {
+            self.inner.ssthresh(st, loss)
+        }
+        fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
+            self.inner.cong_avoid(st, acked)
+        }
+        fn retransmit_check(&mut self, _st: &CcState, probe: &RetransmitProbe) -> bool {
+            self.probes.lock().unwrap().push(probe.point);
+            false
+        }
+    }
+
+    fn ms(v: u64) -> Time {
+        Time::from_millis(v)
+    }
+
+    fn ack(n: u32) -> Packet {
+        Packet {
+            uid: 0,
+            flow: 0,
+            kind: PacketKind::Ack,
+            src: 1,
+            dst: 0,
+            hop: 0,
+            seq: n.saturating_sub(1),
+            ack: n,
+            size: 40,
+            payload: 0,
+            stamp: Time::ZERO,
+            retransmit: false,
+            rwnd: 1000,
+        }
+    }
+
+    /// A Reno sender with 10 segments in flight from time 0.
+    fn sender() -> (TcpSender, Arc<Mutex<Vec<ProbePoint>>>) {
+        let probes = Arc::new(Mutex::new(Vec::new()));
+        let cc = Probed {
+            inner: Reno::new(Recovery::Reno),
+            probes: probes.clone(),
+        };
+        let cfg = TcpConfig {
+            initial_cwnd: 10.0,
+            ..TcpConfig::default()
+        };
+        let mut s = TcpSender::new(0, 0, 1, &cfg, Box::new(cc), Recovery::Reno, None);
+        s.start(Time::ZERO);
+        (s, probes)
+    }
+
+    #[test]
+    fn every_duplicate_ack_outside_recovery_is_probed() {
+        use ProbePoint::*;
+        let (mut s, probes) = sender();
+        s.on_ack(ms(100), &ack(1)); // segment 1 is lost
+        s.on_ack(ms(101), &ack(1));
+        s.on_ack(ms(102), &ack(1));
+        assert_eq!(*probes.lock().unwrap(), [DupAck(1), DupAck(2)]);
+        s.on_ack(ms(103), &ack(1)); // the third starts fast retransmit instead
+        assert_eq!(s.stats.fast_retransmits, 1);
+        probes.lock().unwrap().clear();
+        // The retransmission's ACK reveals a second hole at 5 and ends Reno's recovery;
+        // a second fast retransmit in the same window is not allowed (5 < recover), so
+        // only the probes can repair it before a timeout.
+        s.on_ack(ms(200), &ack(5));
+        for i in 0..4 {
+            s.on_ack(ms(201 + i), &ack(5));
+        }
+        assert_eq!(
+            *probes.lock().unwrap(),
+            [
+                NewAckAfterRetransmit(1),
+                DupAck(1),
+                DupAck(2),
+                DupAck(3),
+                DupAck(4)
+            ]
+        );
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn fast_retransmit_restarts_the_retransmission_timer() {
+        let (mut s, _) = sender();
+        s.on_ack(ms(100), &ack(1)); // RTT 100 ms: RTO 300 ms, timer due at 400 ms
+        let due = s
+            .take_timer_request()
+            .expect("timer moved earlier than 1 s");
+        assert_eq!(due, ms(400));
+        for t in [300, 301, 302] {
+            s.on_ack(ms(t), &ack(1));
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // At 400 ms the retransmission sent at 302 ms cannot have been acknowledged yet.
+        s.on_timer(due, ms(400));
+        assert_eq!(s.stats.timeouts, 0);
+        assert_eq!(s.take_timer_request(), Some(ms(602)));
     }
 }

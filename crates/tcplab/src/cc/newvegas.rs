@@ -1,0 +1,231 @@
+//! TCP NewVegas, as described in 000 section 2.4 (pseudocode there): Vegas whose
+//! thresholds alpha and beta rise by one when the RTT grew while the window did not, and
+//! fall by one (not below alpha0) when the RTT did not grow; a loss restores alpha0 and
+//! beta0. Everything else is Vegas's ([`super::vegas`]).
+//!
+//! The same adaptive-threshold rule, with a different step and loss reaction, is CODE
+//! TCP's ([`super::code`]), so the rule lives here as [`ThresholdRule`].
+
+use super::delay::RttChoice;
+use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamily};
+use super::{CcSpec, LossKind};
+use crate::config::ConfigError;
+use crate::sim::Time;
+
+/// How the thresholds react to a loss detected by duplicate ACKs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OnDupackLoss {
+    /// Back to alpha0 and beta0 (NewVegas, 000 section 2.4).
+    Restore,
+    /// Multiplied by epsilon (CODE, 000 section 3.2).
+    Scale(f64),
+}
+
+/// NewVegas's and CODE's rule: Vegas's eq. (2) with thresholds that follow the RTT trend.
+#[derive(Clone, Debug)]
+pub struct ThresholdRule {
+    name: &'static str,
+    alpha0: f64,
+    beta0: f64,
+    pub(crate) alpha: f64,
+    pub(crate) beta: f64,
+    /// Added to both thresholds when the RTT grew and the window did not (1 in NewVegas,
+    /// 2 in CODE).
+    increase: f64,
+    on_dupack_loss: OnDupackLoss,
+    /// The previous round's RTT and window (000 section 2.4's RTT_old and W_old).
+    pub(crate) prev: Option<(Time, f64)>,
+}
+
+impl ThresholdRule {
+    pub fn new(
+        name: &'static str,
+        cfg: &VegasConfig,
+        increase: f64,
+        on_dupack_loss: OnDupackLoss,
+    ) -> Self {
+        ThresholdRule {
+            name,
+            alpha0: cfg.alpha,
+            beta0: cfg.beta,
+            alpha: cfg.alpha,
+            beta: cfg.beta,
+            increase,
+            on_dupack_loss,
+            prev: None,
+        }
+    }
+
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    pub fn beta(&self) -> f64 {
+        self.beta
+    }
+}
+
+impl AvoidanceRule for ThresholdRule {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// First half of 000 section 2.4's pseudocode: Vegas's W +- 1 with the current thresholds.
+    fn on_round(&mut self, v: &RoundView) -> f64 {
+        vegas_step(v.est.diff, self.alpha, self.beta)
+    }
+
+    /// Second half, once per RTT: if RTT > RTT_old and W <= W_old, both thresholds rise
+    /// (the flow is not the cause of the growing delay); if RTT <= RTT_old and
+    /// alpha > alpha0, both fall by one. W is the window after this round's change and
+    /// W_old the previous round's (000 table 1). Slow-start rounds only record RTT_old
+    /// and W_old: the rule is confined to congestion avoidance.
+    fn after_round(&mut self, v: &RoundView, cwnd: f64) {
+        if let (false, Some((rtt_old, w_old))) = (v.in_slow_start, self.prev) {
+            if v.rtt > rtt_old && cwnd <= w_old {
+                self.alpha += self.increase;
+                self.beta += self.increase;
+            }
+            if v.rtt <= rtt_old && self.alpha > self.alpha0 {
+                self.alpha -= 1.0;
+                self.beta -= 1.0;
+            }
+        }
+        self.prev = Some((v.rtt, cwnd));
+    }
+
+    /// 000 section 2.4: on a loss detected by duplicate ACKs (Vegas's fine-grained check
+    /// on a duplicate ACK or the third duplicate) or on a timeout, alpha0 and beta0 again;
+    /// CODE (section 3.2) scales them by epsilon on duplicate-ACK losses instead (a
+    /// timeout still restores them, as in NewVegas, which CODE modifies only there).
+    /// Only the loss that opens a loss episode counts (the one Vegas reduces the window
+    /// for), not each further retransmission of the same window. RTT_old is forgotten:
+    /// the rounds around a loss measure different windows.
+    fn on_loss(&mut self, kind: LossKind, new_episode: bool) {
+        if !new_episode {
+            return;
+        }
+        match (kind, self.on_dupack_loss) {
+            (LossKind::Timeout, _) | (_, OnDupackLoss::Restore) => {
+                self.alpha = self.alpha0;
+                self.beta = self.beta0;
+            }
+            (_, OnDupackLoss::Scale(eps)) => {
+                self.alpha *= eps;
+                self.beta *= eps;
+            }
+        }
+        self.prev = None;
+    }
+
+    fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("alpha", self.alpha));
+        out.push(("beta", self.beta));
+    }
+}
+
+pub type NewVegas = VegasFamily<ThresholdRule>;
+
+/// NewVegas from a scenario's `cc` table: Vegas's options (alpha and beta are alpha0 and
+/// beta0, default 1 and 3 as in 000 section 2.4). The RTT is that of "the target packet",
+/// i.e. of the round's last sample.
+pub fn from_spec(spec: &CcSpec, field: &str) -> Result<NewVegas, ConfigError> {
+    let cfg = VegasConfig::from_spec(spec, field, RttChoice::Last)?;
+    Ok(new(cfg))
+}
+
+pub fn new(cfg: VegasConfig) -> NewVegas {
+    VegasFamily::new(
+        cfg,
+        ThresholdRule::new("newvegas", &cfg, 1.0, OnDupackLoss::Restore),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::scripted::Script;
+    use crate::cc::CongestionControl;
+
+    /// The RTT at which a window of `w` packets over BaseRTT `base` shows `diff` queued.
+    fn rtt_for(base: f64, w: f64, diff: f64) -> Time {
+        Time::from_secs_f64(base * w / (w - diff))
+    }
+
+    /// 000 table 1, column by column: Delta stays near alpha while the RTT keeps growing,
+    /// so NewVegas alternates between raising the thresholds and raising the window and
+    /// gains only one packet per two RTTs (the paper's "second drawback").
+    #[test]
+    fn reproduces_table_1() {
+        let mut cc = new(VegasConfig::paper(RttChoice::Last));
+        let base = 0.1;
+        cc.seed_base_rtt(Time::from_secs_f64(base));
+        {
+            let r = cc.rule_mut();
+            r.alpha = 5.0;
+            r.beta = 7.0;
+            r.prev = Some((Time::from_secs_f64(0.13), 20.0));
+        }
+        let mut s = Script::new(20.0, 20.0);
+        s.start(&mut cc);
+
+        // Published rows: W_old, alpha, beta, Delta, W (after the round).
+        let w_old = [20.0, 20.0, 21.0, 21.0, 22.0, 22.0];
+        let alpha = [6.0, 6.0, 7.0, 7.0, 8.0, 8.0];
+        let beta = [8.0, 8.0, 9.0, 9.0, 10.0, 10.0];
+        let delta = [5.0, 5.0, 6.0, 6.0, 7.0, 7.0];
+        let w = [20.0, 21.0, 21.0, 22.0, 22.0, 23.0];
+        // Delta a hair above the printed integers, and the RTT rising in every column.
+        let nudge = [0.02, 0.05, 0.02, 0.05, 0.02, 0.05];
+        for j in 0..6 {
+            assert_eq!(cc.rule().prev.unwrap().1, w_old[j], "W_old at RTT_j+{j}");
+            let rtt = rtt_for(base, s.st.cwnd, delta[j] + nudge[j]);
+            s.round(&mut cc, rtt);
+            let d = cc.diff().unwrap();
+            assert_eq!(d.round(), delta[j], "Delta at RTT_j+{j}: {d}");
+            assert_eq!(cc.rule().alpha(), alpha[j], "alpha at RTT_j+{j}");
+            assert_eq!(cc.rule().beta(), beta[j], "beta at RTT_j+{j}");
+            assert_eq!(s.st.cwnd, w[j], "W at RTT_j+{j}");
+        }
+    }
+
+    #[test]
+    fn thresholds_fall_toward_alpha0_when_rtt_does_not_grow() {
+        let mut cc = new(VegasConfig::paper(RttChoice::Last));
+        cc.seed_base_rtt(Time::from_millis(100));
+        {
+            let r = cc.rule_mut();
+            r.alpha = 3.0;
+            r.beta = 5.0;
+            r.prev = Some((Time::from_millis(150), 20.0));
+        }
+        let mut s = Script::new(20.0, 20.0);
+        s.start(&mut cc);
+        let rtt = rtt_for(0.1, 20.0, 4.0); // 125 ms <= 150 ms; Delta 4 in [3, 5]
+        s.round(&mut cc, rtt);
+        assert_eq!((cc.rule().alpha(), cc.rule().beta()), (2.0, 4.0));
+        s.round(&mut cc, rtt); // equal RTT also counts as "not greater"
+        assert_eq!((cc.rule().alpha(), cc.rule().beta()), (1.0, 3.0));
+        s.round(&mut cc, rtt); // alpha0 reached: no further decrease
+        assert_eq!((cc.rule().alpha(), cc.rule().beta()), (1.0, 3.0));
+        assert_eq!(s.st.cwnd, 19.0, "Delta 4 > beta 3: the window gives way");
+    }
+
+    #[test]
+    fn a_loss_restores_the_initial_thresholds() {
+        let mut cc = new(VegasConfig::paper(RttChoice::Last));
+        cc.rule_mut().alpha = 9.0;
+        cc.rule_mut().beta = 11.0;
+        let mut s = Script::new(20.0, 20.0);
+        s.start(&mut cc);
+        s.loss(&mut cc, LossKind::FastRetransmit);
+        assert_eq!((cc.rule().alpha(), cc.rule().beta()), (1.0, 3.0));
+        assert_eq!(s.st.cwnd, 15.0, "Vegas's 3/4 window reduction");
+        assert!(cc.rule().prev.is_none());
+        cc.rule_mut().alpha = 4.0;
+        cc.rule_mut().beta = 6.0;
+        s.loss(&mut cc, LossKind::Timeout);
+        assert_eq!((cc.rule().alpha(), cc.rule().beta()), (1.0, 3.0));
+        assert_eq!(cc.name(), "newvegas");
+    }
+}

@@ -1,0 +1,139 @@
+//! A scripted sender for unit tests: feeds an algorithm ACKs with chosen RTT samples,
+//! duplicate ACKs and losses in the order the real sender calls its hooks
+//! (`in_ack_event`, `pkts_acked`, then `cong_avoid`), keeping a window's worth of
+//! segments outstanding. Rounds end as in [`super::delay::RoundTracker`]: with the ACK of
+//! the first segment sent after the previous round ended.
+
+use super::{AckEvent, AckSample, CaState, CcState, CongestionControl, LossInfo, LossKind};
+use crate::sim::Time;
+
+pub struct Script {
+    pub st: CcState,
+    /// The segment whose ACK ends the current round.
+    round_beg: u32,
+    /// Send time of every segment, by number.
+    sent_at: Vec<Time>,
+}
+
+impl Script {
+    pub fn new(cwnd: f64, ssthresh: f64) -> Self {
+        let mut st = CcState::new(cwnd, ssthresh, 1000, 100_000);
+        st.cwnd_limited = true;
+        Script {
+            st,
+            round_beg: 0,
+            sent_at: Vec::new(),
+        }
+    }
+
+    /// Initialises the algorithm and sends the first window.
+    pub fn start(&mut self, cc: &mut dyn CongestionControl) {
+        cc.init(&mut self.st);
+        self.round_beg = self.st.snd_nxt;
+        self.top_up();
+    }
+
+    fn top_up(&mut self) {
+        let wnd = self.st.cwnd.floor() as u32;
+        let limit = self.st.snd_una + wnd;
+        while self.st.snd_nxt < limit {
+            self.sent_at.push(self.st.now);
+            self.st.snd_nxt += 1;
+        }
+        self.st.in_flight = self.st.snd_nxt - self.st.snd_una;
+    }
+
+    /// One ACK of one new segment, arriving 1 ms after the previous event.
+    pub fn ack(&mut self, cc: &mut dyn CongestionControl, rtt: Option<Time>) {
+        self.st.now += Time::from_millis(1);
+        self.st.snd_una += 1;
+        self.st.in_flight = self.st.snd_nxt - self.st.snd_una;
+        if let Some(r) = rtt {
+            self.st.latest_rtt = r;
+            self.st.min_rtt = self.st.min_rtt.min(r);
+            self.st.srtt = if self.st.srtt == Time::ZERO {
+                r
+            } else {
+                Time((7 * self.st.srtt.nanos() + r.nanos()) / 8)
+            };
+        }
+        let ack = self.st.snd_una;
+        cc.in_ack_event(
+            &mut self.st,
+            &AckEvent {
+                ack,
+                newly_acked: 1,
+                duplicate: false,
+            },
+        );
+        cc.pkts_acked(&mut self.st, &AckSample { acked: 1, rtt });
+        if self.st.ca_state != CaState::Recovery {
+            cc.cong_avoid(&mut self.st, 1);
+            self.st.cwnd = self.st.cwnd.max(1.0);
+        }
+        if self.st.snd_una > self.round_beg {
+            self.round_beg = self.st.snd_nxt;
+        }
+        self.top_up();
+    }
+
+    /// ACKs with sample `rtt` until one ends the algorithm's current round; returns how
+    /// many ACKs that took.
+    pub fn round(&mut self, cc: &mut dyn CongestionControl, rtt: Time) -> u32 {
+        self.round_with(cc, |_| rtt)
+    }
+
+    /// Like [`Script::round`], with the sample of the `i`-th ACK of the round from `rtt(i)`.
+    pub fn round_with(&mut self, cc: &mut dyn CongestionControl, rtt: impl Fn(u32) -> Time) -> u32 {
+        let beg = self.round_beg;
+        let mut n = 0;
+        while self.st.snd_una <= beg {
+            self.ack(cc, Some(rtt(n)));
+            n += 1;
+        }
+        n
+    }
+
+    /// ACKs still to come in the current round, the round-ending one included.
+    pub fn acks_left_in_round(&self) -> u32 {
+        self.round_beg + 1 - self.st.snd_una
+    }
+
+    /// A loss response for the oldest outstanding segment, applied as the sender does:
+    /// ssthresh from the algorithm, then (for fast retransmit) cwnd = ssthresh after
+    /// recovery, or the algorithm's post-timeout window. Returns the new ssthresh.
+    pub fn loss(&mut self, cc: &mut dyn CongestionControl, kind: LossKind) -> f64 {
+        let seq = self.st.snd_una;
+        let info = LossInfo {
+            kind,
+            seq,
+            already_retransmitted: false,
+            sent_at: self.sent_at[seq as usize],
+        };
+        let ssthresh = cc.ssthresh(&self.st, &info).max(1.0);
+        self.st.ssthresh = ssthresh;
+        match kind {
+            LossKind::Timeout => {
+                cc.cwnd_event(&mut self.st, super::CaEvent::Loss);
+                self.st.cwnd = cc.cwnd_after_timeout();
+                cc.set_state(&mut self.st, CaState::Loss);
+                self.st.ca_state = CaState::Loss;
+            }
+            _ => {
+                cc.set_state(&mut self.st, CaState::Recovery);
+                self.st.ca_state = CaState::Recovery;
+                self.st.cwnd = ssthresh;
+            }
+        }
+        self.sent_at[seq as usize] = self.st.now;
+        self.round_beg = self.st.snd_nxt;
+        ssthresh
+    }
+
+    /// Leaves recovery (the ACK of the retransmission arrived) and starts a new round.
+    pub fn recover(&mut self, cc: &mut dyn CongestionControl) {
+        cc.set_state(&mut self.st, CaState::Open);
+        self.st.ca_state = CaState::Open;
+        self.round_beg = self.st.snd_nxt;
+    }
+}

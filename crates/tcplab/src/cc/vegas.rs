@@ -1,0 +1,657 @@
+//! TCP Vegas (Brakmo & Peterson 1995, as summarised in 000 section 2.2 and 002 section 2),
+//! and the machinery its variants inherit.
+//!
+//! Vegas-A, NewVegas, CODE and Vegas+ change only Vegas's congestion-avoidance rule and
+//! keep its slow start, its retransmission checks and its loss response (000 sections
+//! 2.4, 2.5, 3.2; 003 section 5.1). [`VegasFamily`] is that common part; a member supplies
+//! an [`AvoidanceRule`]. Plain Vegas is `VegasFamily<VegasRule>`.
+//!
+//! Two variants are offered, because the papers evaluate both:
+//! - `variant = "paper"` (default): the RTT each member's paper names (for Vegas,
+//!   NewVegas, Vegas-A and Vegas+ the sample of the round's distinguished segment,
+//!   Brakmo & Peterson section 3.2; for CODE the round's minimum, 000 section 4.5), the
+//!   fine-grained retransmission check, cwnd to 3/4 or 1/2 on a retransmission and 2
+//!   after a timeout (000 section 2.2.3).
+//! - `variant = "linux"`: Linux `tcp_vegas.c`, which 004 evaluates: the minimum RTT of the
+//!   last round, no fine-grained retransmission, Reno's loss response (ssthresh = cwnd/2,
+//!   cwnd 1 after a timeout). The thresholds stay as given (Linux's module defaults are
+//!   alpha 2, beta 4; set them explicitly to use those).
+//!
+//! Each mechanism is also its own option (`rtt`, `fine_grained_retransmit`,
+//! `loss_response`), which overrides the variant's choice. Both variants keep Vegas's
+//! every-other-round slow start.
+
+use super::delay::{BaseRtt, Estimate, Round, RoundTracker, RttChoice};
+use super::params::check_range;
+use super::{
+    parse_params, AckSample, CaState, CcSpec, CcState, CongestionControl, LossInfo, LossKind,
+    Recovery, RetransmitProbe,
+};
+use crate::config::ConfigError;
+use crate::sim::Time;
+use crate::tcp::rto::RtoEstimator;
+use serde::Deserialize;
+
+/// How the window responds to a loss.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossResponse {
+    /// 000 section 2.2.3: cwnd to 3/4 when the lost segment had been sent once, to 1/2
+    /// when it had already been retransmitted, at most once per window; after a timeout
+    /// ssthresh = cwnd/2 and cwnd = 2.
+    Vegas,
+    /// Linux `tcp_vegas.c` leaves losses to Reno: ssthresh = cwnd/2, cwnd 1 after a timeout.
+    Reno,
+}
+
+/// A preset of the mechanisms where the paper and Linux differ (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    Paper,
+    Linux,
+}
+
+/// The options every member of the family accepts. Unset fields take the variant's
+/// choice, then the member's default.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VegasOptions {
+    /// Lower threshold alpha, packets queued (000 eq. (2); default 1 as in 000 section 2.5,
+    /// 002 and 003). The initial alpha0 of the adaptive variants.
+    pub alpha: Option<f64>,
+    /// Upper threshold beta, packets queued (000 eq. (2); default 3). The initial beta0 of
+    /// the adaptive variants.
+    pub beta: Option<f64>,
+    /// Slow-start exit threshold gamma, packets queued (000 section 2.2.1; default 1).
+    pub gamma: Option<f64>,
+    /// Which RTT of a round enters Delta: "last", "min", "mean" or "smoothed".
+    pub rtt: Option<RttChoice>,
+    /// Vegas's fine-grained retransmission check (000 section 2.2.3).
+    pub fine_grained_retransmit: Option<bool>,
+    /// "vegas" or "reno".
+    pub loss_response: Option<LossResponse>,
+    /// "paper" (default) or "linux".
+    pub variant: Option<Variant>,
+}
+
+/// The family's resolved settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VegasConfig {
+    pub alpha: f64,
+    pub beta: f64,
+    pub gamma: f64,
+    pub rtt: RttChoice,
+    pub fine_grained_retransmit: bool,
+    pub loss_response: LossResponse,
+}
+
+impl VegasConfig {
+    /// The paper variant with alpha 1, beta 3, gamma 1 and the given RTT choice.
+    pub fn paper(rtt: RttChoice) -> Self {
+        VegasConfig {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+            rtt,
+            fine_grained_retransmit: true,
+            loss_response: LossResponse::Vegas,
+        }
+    }
+
+    /// Parses and checks the family's options; `paper_rtt` is the member's own paper's
+    /// choice of RTT, used by the paper variant.
+    pub fn from_spec(
+        spec: &CcSpec,
+        field: &str,
+        paper_rtt: RttChoice,
+    ) -> Result<Self, ConfigError> {
+        let o: VegasOptions = parse_params(spec, field)?;
+        let linux = o.variant == Some(Variant::Linux);
+        let d = VegasConfig::paper(paper_rtt);
+        let cfg = VegasConfig {
+            alpha: o.alpha.unwrap_or(d.alpha),
+            beta: o.beta.unwrap_or(d.beta),
+            gamma: o.gamma.unwrap_or(d.gamma),
+            rtt: o.rtt.unwrap_or(if linux { RttChoice::Min } else { d.rtt }),
+            fine_grained_retransmit: o.fine_grained_retransmit.unwrap_or(!linux),
+            loss_response: o.loss_response.unwrap_or(if linux {
+                LossResponse::Reno
+            } else {
+                LossResponse::Vegas
+            }),
+        };
+        check_range(field, "alpha", cfg.alpha, 0.0, 1e4)?;
+        if !(cfg.beta.is_finite() && cfg.beta >= cfg.alpha && cfg.beta <= 1e4) {
+            return Err(ConfigError::new(
+                format!("{field}.beta"),
+                format!(
+                    "{} is out of range; allowed: alpha ({}) to 10000",
+                    cfg.beta, cfg.alpha
+                ),
+            ));
+        }
+        check_range(field, "gamma", cfg.gamma, 0.0, 1e4)?;
+        Ok(cfg)
+    }
+}
+
+/// What a round measured, handed to the member's rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundView {
+    /// The window during the round, before this round's change (000 table 1's W before
+    /// "the updating algorithm").
+    pub cwnd: f64,
+    /// The round's RTT under the configured choice.
+    pub rtt: Time,
+    pub base_rtt: Time,
+    pub est: Estimate,
+    /// Whether the round ended in slow start (the rule's `on_round` is not called then).
+    pub in_slow_start: bool,
+}
+
+/// The part of a Vegas variant that differs from Vegas: its congestion-avoidance rule.
+pub trait AvoidanceRule: Send {
+    fn name(&self) -> &'static str;
+
+    /// Once per round in congestion avoidance: the change of the window, packets.
+    fn on_round(&mut self, v: &RoundView) -> f64;
+
+    /// After every round (slow start included) with the window it left, so that a rule
+    /// can remember the previous round's RTT and window (NewVegas's RTT_old, W_old).
+    fn after_round(&mut self, _v: &RoundView, _cwnd: f64) {}
+
+    /// Every ACK of new data with its RTT sample, before any window change (Vegas+ count).
+    fn on_ack(&mut self, _st: &CcState, _rtt: Option<Time>) {}
+
+    /// Per-ACK growth in congestion avoidance; Vegas has none (it changes the window
+    /// once per round), Vegas+ in aggressive mode grows as Reno.
+    fn grow_per_ack(&mut self, _st: &mut CcState, _acked: u32) {}
+
+    /// A loss response. `new_episode` is false for a further retransmission in a window
+    /// that was already reduced (000 section 2.2.3: reduce "only for the first").
+    fn on_loss(&mut self, _kind: LossKind, _new_episode: bool) {}
+
+    fn variables(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Vegas's own rule, 000 eq. (2): +1 if Delta < alpha, -1 if Delta > beta, else unchanged.
+pub fn vegas_step(diff: f64, alpha: f64, beta: f64) -> f64 {
+    if diff < alpha {
+        1.0
+    } else if diff > beta {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+/// Plain Vegas: fixed thresholds.
+pub struct VegasRule {
+    alpha: f64,
+    beta: f64,
+}
+
+impl AvoidanceRule for VegasRule {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    /// 000 eq. (2), once per RTT (000 section 2.2.2).
+    fn on_round(&mut self, v: &RoundView) -> f64 {
+        vegas_step(v.est.diff, self.alpha, self.beta)
+    }
+
+    fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("alpha", self.alpha));
+        out.push(("beta", self.beta));
+    }
+}
+
+pub type Vegas = VegasFamily<VegasRule>;
+
+/// Vegas from a scenario's `cc` table (the options of [`VegasOptions`]).
+pub fn from_spec(spec: &CcSpec, field: &str) -> Result<Vegas, ConfigError> {
+    let cfg = VegasConfig::from_spec(spec, field, RttChoice::Last)?;
+    Ok(new(cfg))
+}
+
+pub fn new(cfg: VegasConfig) -> Vegas {
+    VegasFamily::new(
+        cfg,
+        VegasRule {
+            alpha: cfg.alpha,
+            beta: cfg.beta,
+        },
+    )
+}
+
+/// Vegas's slow start, retransmission checks and loss response around a member's rule.
+pub struct VegasFamily<R> {
+    cfg: VegasConfig,
+    rule: R,
+    base: BaseRtt,
+    rounds: RoundTracker,
+    /// A round that ended on the current ACK, acted on in `cong_avoid`.
+    pending: Option<Round>,
+    /// In slow start, whether the current round doubles the window; the rounds between
+    /// keep it fixed "so that a valid comparison of the Expected and Actual rates can be
+    /// made" (000 section 2.2.1).
+    ss_growing: bool,
+    /// The fine-grained timeout from every segment's RTT (000 section 2.2.3, 002 section
+    /// 2): RFC 6298's estimator without the coarse minimum and clock granularity.
+    fine_rto: RtoEstimator,
+    /// When the window was last reduced by a loss response.
+    last_decrease: Option<Time>,
+    /// The last round's RTT and estimate, for `variables`.
+    last: Option<(Time, Estimate)>,
+}
+
+impl<R: AvoidanceRule> VegasFamily<R> {
+    pub fn new(cfg: VegasConfig, rule: R) -> Self {
+        VegasFamily {
+            cfg,
+            rule,
+            base: BaseRtt::default(),
+            rounds: RoundTracker::default(),
+            pending: None,
+            ss_growing: true,
+            fine_rto: RtoEstimator::new(
+                Time::ZERO,
+                Time::MAX,
+                Time::from_secs_f64(1.0),
+                Time::ZERO,
+            ),
+            last_decrease: None,
+            last: None,
+        }
+    }
+
+    pub fn config(&self) -> &VegasConfig {
+        &self.cfg
+    }
+
+    pub fn rule(&self) -> &R {
+        &self.rule
+    }
+
+    /// The last round's Delta, packets.
+    pub fn diff(&self) -> Option<f64> {
+        self.last.map(|(_, e)| e.diff)
+    }
+
+    #[cfg(test)]
+    pub(crate) fn rule_mut(&mut self) -> &mut R {
+        &mut self.rule
+    }
+
+    #[cfg(test)]
+    pub(crate) fn seed_base_rtt(&mut self, rtt: Time) {
+        self.base.observe(rtt);
+    }
+
+    fn restart_rounds(&mut self, st: &CcState) {
+        self.rounds.restart(st.snd_nxt);
+        self.pending = None;
+    }
+
+    /// The once-per-round decisions.
+    fn end_round(&mut self, st: &mut CcState, round: Round) {
+        let Some(base_rtt) = self.base.get() else {
+            return;
+        };
+        let rtt = round.rtt(self.cfg.rtt, st.srtt);
+        let est = Estimate::new(st.cwnd, base_rtt, rtt);
+        self.last = Some((rtt, est));
+        let view = RoundView {
+            cwnd: st.cwnd,
+            rtt,
+            base_rtt,
+            est,
+            in_slow_start: st.in_slow_start(),
+        };
+        if view.in_slow_start {
+            self.slow_start_round(st, &est);
+        } else {
+            // 000 section 2.2.2: the window changes once per RTT, by the member's rule.
+            let mut step = self.rule.on_round(&view);
+            if step > 0.0 && !st.cwnd_limited {
+                step = 0.0; // RFC 7661: no growth while the window is not the limit
+            }
+            st.cwnd = (st.cwnd + step).max(2.0);
+            // Keep ssthresh at or below cwnd so that a decrease does not re-enter slow
+            // start (NS-2 sets ssthresh = 2 for the same purpose).
+            st.ssthresh = st.ssthresh.min(st.cwnd);
+        }
+        self.rule.after_round(&view, st.cwnd);
+    }
+
+    /// 000 section 2.2.1 and 002 section 2: the window doubles every other round; at the
+    /// end of each fixed round, Delta > gamma ends slow start and cuts cwnd by one eighth.
+    fn slow_start_round(&mut self, st: &mut CcState, est: &Estimate) {
+        if self.ss_growing {
+            self.ss_growing = false;
+        } else if est.diff > self.cfg.gamma {
+            st.cwnd = (st.cwnd - st.cwnd / 8.0).max(2.0);
+            st.ssthresh = st.cwnd;
+        } else {
+            self.ss_growing = true;
+        }
+    }
+}
+
+impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
+    fn name(&self) -> &'static str {
+        self.rule.name()
+    }
+
+    /// NS-2's Vegas agent repairs losses as Reno does (000 and 002 simulate with NS-2).
+    fn default_recovery(&self) -> Recovery {
+        Recovery::Reno
+    }
+
+    fn init(&mut self, st: &mut CcState) {
+        self.restart_rounds(st);
+    }
+
+    fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
+        if let Some(r) = sample.rtt {
+            // BaseRTT is the minimum of all measured RTTs (000 section 2.2.1), and every
+            // segment's RTT feeds the fine-grained timeout (002 section 2).
+            self.base.observe(r);
+            self.fine_rto.sample(r);
+        }
+        self.rule.on_ack(st, sample.rtt);
+        if let Some(round) = self.rounds.on_ack(st.snd_una, st.snd_nxt, sample.rtt) {
+            self.pending = Some(round);
+        }
+    }
+
+    /// Per-ACK growth first, under the phase of the round this ACK belongs to (the ACK
+    /// that ends a round is still part of it), then the once-per-round decisions.
+    fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
+        if st.in_slow_start() {
+            // 000 section 2.2.1: exponential growth, in the growing rounds only.
+            if self.ss_growing && st.cwnd_limited {
+                st.cwnd = (st.cwnd + acked as f64).min(st.ssthresh);
+            }
+        } else {
+            self.rule.grow_per_ack(st, acked);
+        }
+        if let Some(round) = self.pending.take() {
+            self.end_round(st, round);
+        }
+    }
+
+    /// Samples from before a loss say nothing about the window after it: start a fresh
+    /// round on entering and on leaving recovery (as Linux's `tcp_vegas_state`).
+    fn set_state(&mut self, st: &mut CcState, new: CaState) {
+        let recovering = |s: CaState| matches!(s, CaState::Recovery | CaState::Loss);
+        if recovering(new) || (new == CaState::Open && recovering(st.ca_state)) {
+            self.restart_rounds(st);
+        }
+    }
+
+    /// 000 section 2.2.3. On a retransmission the window becomes 3/4 of its size, or 1/2
+    /// if the lost segment had already been retransmitted, and only if the segment was
+    /// sent after the last reduction (Brakmo & Peterson section 3.1: losses of an earlier,
+    /// larger window do not call for another cut; NS-2 compares the same times). The sender
+    /// applies the result when recovery ends, "after the ACK of the lost packet is
+    /// received". On a timeout ssthresh = cwnd/2 and slow start restarts.
+    fn ssthresh(&mut self, st: &CcState, loss: &LossInfo) -> f64 {
+        let window = st.effective_window();
+        if loss.kind == LossKind::Timeout {
+            self.last_decrease = Some(st.now);
+            self.ss_growing = true;
+            self.rule.on_loss(loss.kind, true);
+            return (window / 2.0).max(2.0);
+        }
+        let new_episode = self.last_decrease.is_none_or(|t| loss.sent_at > t);
+        self.rule.on_loss(loss.kind, new_episode);
+        if !new_episode {
+            // No further cut: keep the window the sender will restore after recovery.
+            return if st.ca_state == CaState::Recovery {
+                st.ssthresh
+            } else {
+                window
+            };
+        }
+        self.last_decrease = Some(st.now);
+        let factor = match self.cfg.loss_response {
+            LossResponse::Vegas if loss.already_retransmitted => 0.5,
+            LossResponse::Vegas => 0.75,
+            LossResponse::Reno => 0.5,
+        };
+        (window * factor).max(2.0)
+    }
+
+    /// 000 section 2.2.3: "the CWND is reset to two" after a timeout (Reno: one).
+    fn cwnd_after_timeout(&self) -> f64 {
+        match self.cfg.loss_response {
+            LossResponse::Vegas => 2.0,
+            LossResponse::Reno => 1.0,
+        }
+    }
+
+    /// 000 section 2.2.3 and 002 section 2: on a duplicate ACK and on the first and second
+    /// new ACK after a retransmission, retransmit the oldest unacknowledged segment if it
+    /// has been out longer than the fine-grained timeout.
+    fn retransmit_check(&mut self, st: &CcState, probe: &RetransmitProbe) -> bool {
+        if !self.cfg.fine_grained_retransmit || self.fine_rto.srtt() == Time::ZERO {
+            return false;
+        }
+        st.now.saturating_sub(probe.sent_at) > self.fine_rto.rto()
+    }
+
+    fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
+        if let Some(b) = self.base.get() {
+            out.push(("base_rtt", b.as_secs_f64()));
+        }
+        if let Some((rtt, est)) = self.last {
+            out.push(("round_rtt", rtt.as_secs_f64()));
+            out.push(("diff", est.diff));
+        }
+        self.rule.variables(out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::scripted::Script;
+    use crate::cc::ProbePoint;
+
+    fn ms(v: u64) -> Time {
+        Time::from_millis(v)
+    }
+
+    fn vegas() -> Vegas {
+        new(VegasConfig::paper(RttChoice::Last))
+    }
+
+    #[test]
+    fn slow_start_doubles_every_other_round_and_exits_on_gamma() {
+        let mut cc = vegas();
+        let mut s = Script::new(2.0, 1e9);
+        s.start(&mut cc);
+        // Round 1 is a single ACK (the first segment is the round's end); no queueing.
+        let mut sizes = vec![];
+        for _ in 0..6 {
+            s.round(&mut cc, ms(100));
+            sizes.push(s.st.cwnd);
+        }
+        // Growing and fixed rounds alternate while Delta stays at 0 <= gamma.
+        assert_eq!(sizes, vec![3.0, 3.0, 6.0, 6.0, 12.0, 12.0]);
+        // A growing round, then a fixed round whose RTT shows 2 packets queued > gamma 1.
+        s.round(&mut cc, ms(100));
+        assert_eq!(s.st.cwnd, 24.0);
+        s.round(&mut cc, Time::from_micros(109_090)); // 24 * (1 - 100/109.09) = 2.0
+        assert!(cc.diff().unwrap() > 1.9 && cc.diff().unwrap() < 2.1);
+        assert_eq!(s.st.cwnd, 21.0, "cut by one eighth");
+        assert!(!s.st.in_slow_start(), "now in congestion avoidance");
+    }
+
+    #[test]
+    fn congestion_avoidance_follows_alpha_beta() {
+        let mut cc = vegas();
+        let mut s = Script::new(20.0, 20.0);
+        cc.seed_base_rtt(ms(100));
+        s.start(&mut cc);
+        s.round(&mut cc, ms(100)); // Delta 0 < alpha: +1
+        assert_eq!(s.st.cwnd, 21.0);
+        s.round(&mut cc, ms(110)); // 21 * 10/110 = 1.9 in [1, 3]: unchanged
+        assert_eq!(s.st.cwnd, 21.0);
+        s.round(&mut cc, ms(120)); // 21 * 20/120 = 3.5 > beta: -1
+        assert_eq!(s.st.cwnd, 20.0);
+        assert_eq!(
+            s.st.ssthresh, 20.0,
+            "ssthresh follows so slow start is not re-entered"
+        );
+        s.round(&mut cc, ms(120)); // 20 * 20/120 = 3.33 > beta: -1
+        assert_eq!(s.st.cwnd, 19.0);
+        assert!(!s.st.in_slow_start());
+        // Only once per round: ACKs inside a round leave the window alone, the one that
+        // ends it applies the change.
+        let before = s.st.cwnd;
+        let n = s.acks_left_in_round();
+        assert!(n > 10);
+        for _ in 1..n {
+            s.ack(&mut cc, Some(ms(100)));
+            assert_eq!(s.st.cwnd, before);
+        }
+        s.ack(&mut cc, Some(ms(100)));
+        assert_eq!(s.st.cwnd, before + 1.0);
+    }
+
+    #[test]
+    fn no_growth_when_not_cwnd_limited() {
+        let mut cc = vegas();
+        let mut s = Script::new(20.0, 20.0);
+        cc.seed_base_rtt(ms(100));
+        s.start(&mut cc);
+        s.st.cwnd_limited = false;
+        s.round(&mut cc, ms(100));
+        assert_eq!(s.st.cwnd, 20.0);
+    }
+
+    fn loss(kind: LossKind, sent_at: Time, already: bool) -> LossInfo {
+        LossInfo {
+            kind,
+            seq: 0,
+            already_retransmitted: already,
+            sent_at,
+        }
+    }
+
+    #[test]
+    fn three_quarters_then_half_at_most_once_per_window() {
+        let mut cc = vegas();
+        let mut st = CcState::new(40.0, 20.0, 1000, 1000);
+        st.now = ms(1000);
+        let first = loss(LossKind::FastRetransmit, ms(900), false);
+        assert_eq!(cc.ssthresh(&st, &first), 30.0, "3/4 of 40");
+        // Another segment of the same window (sent before the cut): no further reduction.
+        st.now = ms(1010);
+        st.cwnd = 30.0;
+        let same_window = loss(LossKind::EarlyRetransmit, ms(905), false);
+        assert_eq!(cc.ssthresh(&st, &same_window), 30.0);
+        // A segment retransmitted after the cut and lost again: half.
+        st.now = ms(1200);
+        let again = loss(LossKind::EarlyRetransmit, ms(1010), true);
+        assert_eq!(cc.ssthresh(&st, &again), 15.0);
+        // A new segment sent after that cut, lost once: 3/4 again.
+        st.now = ms(1500);
+        st.cwnd = 16.0;
+        let later = loss(LossKind::FastRetransmit, ms(1300), false);
+        assert_eq!(cc.ssthresh(&st, &later), 12.0);
+        // Never below 2.
+        st.cwnd = 2.0;
+        st.now = ms(2000);
+        assert_eq!(
+            cc.ssthresh(&st, &loss(LossKind::FastRetransmit, ms(1900), false)),
+            2.0
+        );
+    }
+
+    #[test]
+    fn timeout_halves_ssthresh_and_restarts_from_two() {
+        let mut cc = vegas();
+        let st = CcState::new(40.0, 20.0, 1000, 1000);
+        assert_eq!(
+            cc.ssthresh(&st, &loss(LossKind::Timeout, Time::ZERO, false)),
+            20.0
+        );
+        assert_eq!(cc.cwnd_after_timeout(), 2.0);
+    }
+
+    #[test]
+    fn linux_variant_halves_and_never_retransmits_early() {
+        let spec: CcSpec = toml::from_str::<toml::Table>("name = 'vegas'\nvariant = 'linux'")
+            .map(|t| toml::Value::Table(t).try_into().unwrap())
+            .unwrap();
+        let mut cc = from_spec(&spec, "cc").unwrap();
+        assert_eq!(cc.config().rtt, RttChoice::Min);
+        let mut st = CcState::new(40.0, 20.0, 1000, 1000);
+        st.now = ms(1000);
+        assert_eq!(
+            cc.ssthresh(&st, &loss(LossKind::FastRetransmit, ms(900), false)),
+            20.0
+        );
+        assert_eq!(cc.cwnd_after_timeout(), 1.0);
+        let mut s = Script::new(10.0, 10.0);
+        s.start(&mut cc);
+        s.round(&mut cc, ms(100));
+        let probe = RetransmitProbe {
+            point: ProbePoint::DupAck(1),
+            seq: 0,
+            sent_at: Time::ZERO,
+            already_retransmitted: false,
+        };
+        s.st.now = ms(100_000);
+        assert!(!cc.retransmit_check(&s.st, &probe));
+    }
+
+    #[test]
+    fn fine_grained_check_uses_the_segment_timeout() {
+        let mut cc = vegas();
+        let mut s = Script::new(10.0, 10.0);
+        s.start(&mut cc);
+        for _ in 0..5 {
+            s.round(&mut cc, ms(100));
+        }
+        // Constant 100 ms samples: the fine-grained timeout tends to 100 ms (+ 4 rttvar),
+        // far below the coarse RTO.
+        let timeout = cc.fine_rto.rto();
+        assert!(timeout >= ms(100) && timeout < ms(110), "{timeout}");
+        let mut st = s.st.clone();
+        let probe = |sent_at: Time| RetransmitProbe {
+            point: ProbePoint::DupAck(1),
+            seq: st.snd_una,
+            sent_at,
+            already_retransmitted: false,
+        };
+        st.now = ms(10_000);
+        assert!(cc.retransmit_check(&st, &probe(ms(10_000) - timeout - ms(1))));
+        assert!(!cc.retransmit_check(&st, &probe(ms(10_000) - timeout)));
+        st.now = ms(10_001);
+        assert!(cc.retransmit_check(&st, &probe(Time::ZERO)));
+    }
+
+    #[test]
+    fn bad_parameters_name_the_field() {
+        let parse = |text: &str| {
+            let t: toml::Table = toml::from_str(text).unwrap();
+            let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+            from_spec(&spec, "flows[0].cc").err().unwrap()
+        };
+        let e = parse("name = 'vegas'\nalpha = 3\nbeta = 2");
+        assert_eq!(e.field, "flows[0].cc.beta");
+        let e = parse("name = 'vegas'\nrtt = 'median'");
+        assert_eq!(e.field, "flows[0].cc.rtt");
+        assert!(e.message.contains("last"), "{}", e.message);
+        let e = parse("name = 'vegas'\ngamma = -1");
+        assert_eq!(e.field, "flows[0].cc.gamma");
+        let e = parse("name = 'vegas'\nepsilon = 0.5");
+        assert!(e.message.contains("epsilon"), "{}", e.message);
+    }
+}

@@ -1,0 +1,237 @@
+//! TCP Vegas+ (003 section 5.1): Vegas in "moderate" mode, Reno's window growth (003
+//! eq. (1)) in "aggressive" mode, switching on a counter of RTT increases the flow did not
+//! cause. Only the window-update rule changes; loss detection, the loss response and the
+//! "slow" slow start stay Vegas's ([`super::vegas`]), as 003 section 5.1 says.
+
+use super::delay::{split_params, RttChoice};
+use super::params::check_range;
+use super::reno::reno_increase;
+use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamily};
+use super::{parse_params, CcSpec, CcState, LossKind};
+use crate::config::ConfigError;
+use crate::sim::Time;
+use serde::Deserialize;
+
+/// Vegas+'s own option; the Vegas family's are accepted beside it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct VegasPlusParams {
+    /// Count at which moderate mode turns aggressive (003 section 5.1: 8 performed best).
+    pub count_max: u32,
+}
+
+impl Default for VegasPlusParams {
+    fn default() -> Self {
+        VegasPlusParams { count_max: 8 }
+    }
+}
+
+pub struct VegasPlusRule {
+    alpha: f64,
+    beta: f64,
+    count_max: u32,
+    pub(crate) count: u32,
+    pub(crate) aggressive: bool,
+    /// RTT sample and window at the previous ACK.
+    prev: Option<(Time, f64)>,
+}
+
+impl VegasPlusRule {
+    pub fn new(cfg: &VegasConfig, count_max: u32) -> Self {
+        VegasPlusRule {
+            alpha: cfg.alpha,
+            beta: cfg.beta,
+            count_max,
+            count: 0,
+            aggressive: false,
+            prev: None,
+        }
+    }
+
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    pub fn aggressive(&self) -> bool {
+        self.aggressive
+    }
+
+    /// 003 section 5.1: moderate -> aggressive when count reaches count_max; aggressive
+    /// -> moderate when count becomes 0.
+    fn switch_mode(&mut self) {
+        if !self.aggressive && self.count >= self.count_max {
+            self.aggressive = true;
+        } else if self.aggressive && self.count == 0 {
+            self.aggressive = false;
+        }
+    }
+}
+
+impl AvoidanceRule for VegasPlusRule {
+    fn name(&self) -> &'static str {
+        "vegas_plus"
+    }
+
+    /// Moderate mode: Vegas's eq. (4) of 003 (000 eq. (2)); aggressive mode: no
+    /// once-per-round change (the window grows per ACK instead).
+    fn on_round(&mut self, v: &RoundView) -> f64 {
+        if self.aggressive {
+            0.0
+        } else {
+            vegas_step(v.est.diff, self.alpha, self.beta)
+        }
+    }
+
+    /// 003 section 5.1 rules 1 and 2, on every ACK: count + 1 if the RTT is larger than
+    /// the previous value while the window did not increase; count - 1 (not below 0) if
+    /// the RTT became smaller. ACKs without an RTT sample (Karn's rule) are skipped.
+    fn on_ack(&mut self, st: &CcState, rtt: Option<Time>) {
+        let Some(rtt) = rtt else {
+            return;
+        };
+        if let Some((prev_rtt, prev_cwnd)) = self.prev {
+            if rtt > prev_rtt && st.cwnd <= prev_cwnd {
+                self.count += 1;
+            } else if rtt < prev_rtt {
+                self.count = self.count.saturating_sub(1);
+            }
+        }
+        self.prev = Some((rtt, st.cwnd));
+        self.switch_mode();
+    }
+
+    /// Aggressive mode: Reno's congestion avoidance, cwnd + 1/cwnd per ACK (003 eq. (1)).
+    fn grow_per_ack(&mut self, st: &mut CcState, acked: u32) {
+        if self.aggressive {
+            reno_increase(st, acked);
+        }
+    }
+
+    /// 003 section 5.1 rules 3 and 4: count halves on a fast retransmit (once per loss
+    /// episode, like Vegas's window cut) and resets on a timeout.
+    fn on_loss(&mut self, kind: LossKind, new_episode: bool) {
+        match kind {
+            LossKind::Timeout => self.count = 0,
+            _ if new_episode => self.count /= 2,
+            _ => {}
+        }
+        self.switch_mode();
+    }
+
+    fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("count", self.count as f64));
+        out.push(("aggressive", if self.aggressive { 1.0 } else { 0.0 }));
+    }
+}
+
+pub type VegasPlus = VegasFamily<VegasPlusRule>;
+
+pub fn from_spec(spec: &CcSpec, field: &str) -> Result<VegasPlus, ConfigError> {
+    let (rest, own) = split_params(spec, &["count_max"]);
+    let p: VegasPlusParams = parse_params(&own, field)?;
+    check_range(field, "count_max", p.count_max as f64, 1.0, 1e6)?;
+    let cfg = VegasConfig::from_spec(&rest, field, RttChoice::Last)?;
+    Ok(new(cfg, p.count_max))
+}
+
+pub fn new(cfg: VegasConfig, count_max: u32) -> VegasPlus {
+    VegasFamily::new(cfg, VegasPlusRule::new(&cfg, count_max))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::scripted::Script;
+    use crate::cc::CongestionControl;
+
+    fn ms(v: u64) -> Time {
+        Time::from_millis(v)
+    }
+
+    fn started(count_max: u32) -> (VegasPlus, Script) {
+        let mut cc = new(VegasConfig::paper(RttChoice::Last), count_max);
+        cc.seed_base_rtt(ms(100));
+        let mut s = Script::new(20.0, 20.0);
+        s.start(&mut cc);
+        (cc, s)
+    }
+
+    #[test]
+    fn rising_rtt_with_a_fixed_window_turns_aggressive() {
+        let (mut cc, mut s) = started(8);
+        // The first ACK ends the first round (Delta 0: W + 1); the next opens the history.
+        s.ack(&mut cc, Some(ms(100)));
+        s.ack(&mut cc, Some(ms(100)));
+        assert_eq!(cc.rule().count(), 0);
+        // The window is fixed within a round: each larger sample counts.
+        for i in 1..=7 {
+            s.ack(&mut cc, Some(ms(100 + i)));
+            assert_eq!(cc.rule().count(), i as u32);
+            assert!(!cc.rule().aggressive());
+        }
+        s.ack(&mut cc, Some(ms(108)));
+        assert_eq!(cc.rule().count(), 8);
+        assert!(cc.rule().aggressive(), "count reached count_max");
+        // Aggressive: Reno's 1/cwnd per ACK, and the window increases so RTT growth no
+        // longer counts.
+        let w = s.st.cwnd;
+        s.ack(&mut cc, Some(ms(109)));
+        assert!((s.st.cwnd - (w + 1.0 / w)).abs() < 1e-9);
+        assert_eq!(cc.rule().count(), 8);
+    }
+
+    #[test]
+    fn shrinking_rtt_counts_down_to_moderate() {
+        let (mut cc, mut s) = started(2);
+        for r in [100, 100, 101, 102] {
+            s.ack(&mut cc, Some(ms(r)));
+        }
+        assert!(cc.rule().aggressive());
+        s.ack(&mut cc, Some(ms(101)));
+        assert_eq!(cc.rule().count(), 1);
+        assert!(cc.rule().aggressive());
+        s.ack(&mut cc, Some(ms(101))); // equal: no change
+        assert_eq!(cc.rule().count(), 1);
+        s.ack(&mut cc, Some(ms(100)));
+        assert_eq!(cc.rule().count(), 0);
+        assert!(!cc.rule().aggressive(), "count 0: back to moderate");
+        s.ack(&mut cc, Some(ms(99)));
+        assert_eq!(cc.rule().count(), 0, "never below zero");
+    }
+
+    #[test]
+    fn losses_halve_or_reset_the_count() {
+        let (mut cc, mut s) = started(4);
+        for r in 100..=110 {
+            s.ack(&mut cc, Some(ms(r)));
+        }
+        // Aggressive from the 4th rise; the window then grows per ACK and later rises
+        // do not count.
+        assert_eq!(cc.rule().count(), 4);
+        assert!(cc.rule().aggressive());
+        s.loss(&mut cc, LossKind::FastRetransmit);
+        assert_eq!(cc.rule().count(), 2);
+        assert!(cc.rule().aggressive());
+        s.recover(&mut cc);
+        s.loss(&mut cc, LossKind::Timeout);
+        assert_eq!(cc.rule().count(), 0);
+        assert!(!cc.rule().aggressive());
+        assert_eq!(s.st.cwnd, 2.0, "Vegas's timeout response");
+    }
+
+    #[test]
+    fn moderate_mode_is_vegas() {
+        let (mut cc, mut s) = started(8);
+        s.round(&mut cc, ms(100)); // Delta 0 < alpha: +1 at the round's end only
+        assert_eq!(s.st.cwnd, 21.0);
+        s.round(&mut cc, ms(100));
+        assert_eq!(s.st.cwnd, 22.0);
+        assert_eq!(cc.name(), "vegas_plus");
+        let default = from_spec(&CcSpec::named("vegas_plus"), "cc").unwrap();
+        assert_eq!(default.rule().count_max, 8, "003 section 5.1");
+        let mut bad = CcSpec::named("vegas_plus");
+        bad.params
+            .insert("count_max".into(), toml::Value::Integer(0));
+        assert_eq!(from_spec(&bad, "cc").err().unwrap().field, "cc.count_max");
+    }
+}
