@@ -8,10 +8,12 @@ mod error;
 pub mod schema;
 pub mod units;
 mod validate;
+pub mod wlan;
 
 pub use error::ConfigError;
 pub use schema::*;
 pub use units::{Rate, Seconds};
+pub use wlan::{ApAccess, MacSpec, RadioSpec, WlanSpec};
 
 /// Parses and validates a TOML scenario document.
 pub fn parse_scenario(text: &str) -> Result<Scenario, ConfigError> {

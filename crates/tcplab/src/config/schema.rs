@@ -144,6 +144,9 @@ pub enum Topology {
         #[serde(default = "default_access")]
         access: LinkSpec,
     },
+    /// An IEEE 802.11a infrastructure WLAN (004 fig. 1): stations `w0..`, access point
+    /// `ap`, wired host `h0`.
+    Wlan(super::wlan::WlanSpec),
     /// Any graph: named nodes and duplex links; routes are shortest paths in hops.
     Custom {
         nodes: Vec<String>,

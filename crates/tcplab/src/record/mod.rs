@@ -2,8 +2,10 @@
 //! events and an optional event log, all columnar so they become DataFrames cheaply.
 
 pub mod fairness;
+pub mod wifi;
 
 pub use fairness::jain_index;
+pub use wifi::WifiRecords;
 
 use crate::net::DropCounts;
 
@@ -171,6 +173,8 @@ pub struct RunRecords {
     pub cc_series: CcSeries,
     pub losses: LossEvents,
     pub events: Option<EventLog>,
+    /// Wireless MAC records (empty without a WLAN).
+    pub wifi: WifiRecords,
 }
 
 impl RunRecords {

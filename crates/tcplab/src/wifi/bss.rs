@@ -368,11 +368,16 @@ impl Bss {
     /// everything to its AP; the AP sends to the station that is the packet's destination
     /// (the distribution system of an infrastructure BSS, 5.2.2).
     pub fn next_hop(&self, from: IfaceId, p: &Packet) -> Option<IfaceId> {
+        self.next_hop_to(from, p.dst)
+    }
+
+    /// The interface that `from` sends packets for node `dst` to.
+    pub fn next_hop_to(&self, from: IfaceId, dst: NodeId) -> Option<IfaceId> {
         if from != AP {
             return Some(AP);
         }
         self.iface_of_node
-            .get(p.dst as usize)
+            .get(dst as usize)
             .copied()
             .flatten()
             .filter(|&i| i != AP)
@@ -683,7 +688,7 @@ impl Bss {
             }
             FrameKind::Cts => {
                 let f = &mut self.ifaces[x as usize];
-                if f.phase != Phase::AwaitCts || !f.hol.is_some_and(|h| h.to == frame.src) {
+                if f.phase != Phase::AwaitCts || f.hol.is_none_or(|h| h.to != frame.src) {
                     return false;
                 }
                 f.timeout_gen += 1;

@@ -297,8 +297,8 @@ mod tests {
     /// Three interfaces; 0 hears 1 at 1e-5 mW and 2 at 1e-7 mW (20 dB apart).
     fn channel() -> Channel {
         let mut power = vec![1e-6; 9];
-        power[1 * 3] = 1e-5;
-        power[2 * 3] = 1e-7;
+        power[3] = 1e-5; // tx 1 -> rx 0
+        power[6] = 1e-7; // tx 2 -> rx 0
         Channel::new(3, power, 1e-9, 1e-12, 10.0, Time::from_micros(4))
     }
 

@@ -126,6 +126,7 @@ pub struct Saturation {
 
 /// `n` stations at `distance` metres that always have a `size`-byte packet for the AP;
 /// throughput measured from `warmup` to `end`.
+#[allow(clippy::too_many_arguments)]
 pub fn saturation(
     cfg: MacConfig,
     radio: &Radio,

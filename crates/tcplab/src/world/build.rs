@@ -1,5 +1,6 @@
 //! Builds a world from a validated scenario.
 
+use super::wifi::Wireless;
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
 use crate::cc::{self, Recovery};
@@ -14,8 +15,8 @@ use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::ConfigError;
 use std::collections::HashMap;
 
-/// Builds the queue discipline of one link direction.
-fn build_queue(l: &DirectedLink, _seed: u64) -> Box<dyn Queue> {
+/// Builds the queue discipline of one link direction (or of a wireless interface).
+pub(super) fn build_queue(l: &DirectedLink, _seed: u64) -> Box<dyn Queue> {
     match l.queue {
         QueueSpec::Droptail => Box::new(DropTail::new(l.buffer as usize, l.buffer_bytes)),
     }
@@ -61,6 +62,7 @@ impl World {
                 stats: Default::default(),
             })
             .collect();
+        let wifi = Wireless::build(&graph, seed);
 
         let adj = adjacency(&graph);
         let mut trees: HashMap<usize, RouteTree> = HashMap::new();
@@ -85,6 +87,8 @@ impl World {
                 .ok_or_else(|| ConfigError::new(format!("{field}.dst"), "no route"))?;
             let rev = path(dst, src)
                 .ok_or_else(|| ConfigError::new(format!("{field}.src"), "no route back"))?;
+            wifi.check_route(&fwd, dst as u32, &format!("{field}.dst"))?;
+            wifi.check_route(&rev, src as u32, &format!("{field}.src"))?;
             let cfg = TcpConfig::from_options(&spec.tcp.or(&s.tcp));
             for k in 0..spec.count {
                 let id = flows.len() as u32;
@@ -149,6 +153,7 @@ impl World {
             now: Time::ZERO,
             sched,
             links,
+            wifi,
             flows,
             end: measure[1].max(end).min(end),
             sample_interval,

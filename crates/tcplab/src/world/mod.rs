@@ -7,11 +7,13 @@
 mod accounting;
 mod build;
 mod records;
+mod wifi;
 
 use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
 use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, RunRecords};
 use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
+use crate::wifi::WifiTimer;
 use crate::{parse_scenario, ConfigError, Scenario};
 use thiserror::Error;
 
@@ -42,6 +44,8 @@ pub enum Event {
     FlowStop(FlowId),
     Sample,
     MeasureStart,
+    /// A wireless MAC timer.
+    Wifi(WifiTimer),
 }
 
 /// A TCP connection: sender, receiver and their routes.
@@ -71,6 +75,8 @@ pub struct World {
     pub now: Time,
     sched: Scheduler<Event>,
     pub links: Vec<Link>,
+    /// Wireless hops: hop ids from `links.len()` on.
+    wifi: wifi::Wireless,
     pub flows: Vec<Flow>,
     end: Time,
     sample_interval: Time,
@@ -146,6 +152,7 @@ impl World {
             }
             Event::Sample => self.sample(),
             Event::MeasureStart => self.snapshot_measure_start(),
+            Event::Wifi(t) => self.wifi_timer(t),
         }
     }
 
@@ -199,6 +206,9 @@ impl World {
     }
 
     fn link_send(&mut self, l: LinkId, p: Packet) {
+        if self.is_wireless(l) {
+            return self.wifi_send(l, p);
+        }
         let now = self.now;
         let link = &mut self.links[l as usize];
         if link.in_tx.is_none() {
@@ -236,7 +246,10 @@ impl World {
     }
 
     fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {
-        self.links[l as usize].stats.drops.add(cause);
+        // Wireless hops count their drops in the MAC's records.
+        if let Some(link) = self.links.get_mut(l as usize) {
+            link.stats.drops.add(cause);
+        }
         let flow = &mut self.flows[p.flow as usize];
         match p.kind {
             PacketKind::Ack => flow.ack_drops.add(cause),
@@ -332,6 +345,7 @@ impl World {
             self.queue_series.packets.push(link.queue.len() as u32);
             self.queue_series.bytes.push(link.queue.bytes());
         }
+        self.wifi.sample(t);
         let next = self.now + self.sample_interval;
         if next <= self.end {
             self.schedule(next, Event::Sample);

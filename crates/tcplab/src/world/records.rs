@@ -127,6 +127,7 @@ impl World {
             cc_series: self.cc_series,
             losses,
             events: self.events,
+            wifi: self.wifi.into_records(),
         }
     }
 }
