@@ -600,13 +600,15 @@ impl Bss {
             return;
         };
         self.sender_done(now, &frame);
-        let mut response_due = false;
+        let mut responder = None;
         for r in &rx {
             if !r.decoded {
                 continue;
             }
             if frame.dst == r.at {
-                response_due |= self.on_addressed(now, r.at, &frame);
+                if self.on_addressed(now, r.at, &frame) {
+                    responder = Some(r.at);
+                }
             } else {
                 // Virtual carrier sense from the duration field (9.2.5.4).
                 let m = &mut self.channel.media[r.at as usize];
@@ -626,8 +628,13 @@ impl Bss {
         {
             self.fail(now, frame.dst);
         }
-        if !(response_due && self.sifs_gap_protected) {
-            for &x in &idle {
+        for &x in &idle {
+            // Whoever will sense the response SIFS from now would only freeze again with
+            // no slot counted: skip the work. Stations that cannot hear the responder
+            // (hidden from it) resume now.
+            let skip = self.sifs_gap_protected
+                && responder.is_some_and(|r| r == x || self.channel.sensed_by(r, x));
+            if !skip {
                 self.try_resume(x, now);
             }
         }

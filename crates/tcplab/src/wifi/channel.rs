@@ -122,7 +122,8 @@ impl Channel {
         self.power[tx as usize * self.n + rx as usize]
     }
 
-    fn sensed_by(&self, tx: IfaceId, rx: IfaceId) -> bool {
+    /// Whether `rx` senses frames sent by `tx` (carrier sense).
+    pub fn sensed_by(&self, tx: IfaceId, rx: IfaceId) -> bool {
         self.power(tx, rx) >= self.cs_mw
     }
 
