@@ -19,6 +19,9 @@ TABLES = (
     "queue_vars",
     "losses",
     "traces",
+    "wifi",
+    "ap_queue",
+    "frames",
     "events",
 )
 
@@ -31,7 +34,9 @@ class Result:
     cause); ``links``: one row per link direction; ``series``: cwnd/ssthresh/srtt samples;
     ``queues``: queue-length samples of monitored links; ``cc_vars``: algorithm internals;
     ``queue_vars``: AQM internals (RED's average, SRED's hit frequency); ``udp_flows``: CBR
-    sources; ``traces``: pcap files written;
+    sources; ``traces``: pcap files written; ``wifi``: per 802.11 interface (attempts,
+    retries, collisions, drops, wireless delay); ``ap_queue``: the access point's data and
+    ACK occupancy; ``frames``: per-frame wireless delays if the WLAN logs them;
     ``losses``: every loss response with the algorithm's classification and the true
     cause; ``events``: the per-event log if the scenario asked for one.
     """
@@ -45,6 +50,9 @@ class Result:
     queue_vars: pd.DataFrame
     losses: pd.DataFrame
     traces: pd.DataFrame
+    wifi: pd.DataFrame
+    ap_queue: pd.DataFrame
+    frames: pd.DataFrame | None
     events: pd.DataFrame | None
     meta: dict[str, Any] = field(default_factory=dict)
 

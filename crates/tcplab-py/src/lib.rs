@@ -283,6 +283,144 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     );
     out.set_item("traces", tr)?;
 
+    let w = PyDict::new(py);
+    let ws = &r.wifi.ifaces;
+    w.set_item(
+        "name",
+        ws.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
+    )?;
+    set!(w, py, "bss", ws.iter().map(|x| x.bss).collect::<Vec<_>>());
+    set!(
+        w,
+        py,
+        "is_ap",
+        ws.iter().map(|x| x.is_ap).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "distance",
+        ws.iter().map(|x| x.distance).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "enqueued",
+        ws.iter().map(|x| x.enqueued).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "attempts",
+        ws.iter().map(|x| x.attempts).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "rts_attempts",
+        ws.iter().map(|x| x.rts_attempts).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "acked",
+        ws.iter().map(|x| x.acked).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "acked_bytes",
+        ws.iter().map(|x| x.acked_bytes).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "failures",
+        ws.iter().map(|x| x.failures).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "retries",
+        ws.iter().map(|x| x.retries).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "collisions",
+        ws.iter().map(|x| x.collisions).collect::<Vec<_>>()
+    );
+    drops_columns(
+        &w,
+        py,
+        "data_drops_",
+        &ws.iter().map(|x| x.drops_data).collect::<Vec<_>>(),
+    )?;
+    drops_columns(
+        &w,
+        py,
+        "ack_drops_",
+        &ws.iter().map(|x| x.drops_ack).collect::<Vec<_>>(),
+    )?;
+    set!(
+        w,
+        py,
+        "discarded_after_delivery",
+        ws.iter()
+            .map(|x| x.discarded_after_delivery)
+            .collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "duplicates_received",
+        ws.iter().map(|x| x.duplicates_received).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "delay_mean",
+        ws.iter().map(|x| x.delay_mean).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "delay_std",
+        ws.iter().map(|x| x.delay_std).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "delay_max",
+        ws.iter().map(|x| x.delay_max).collect::<Vec<_>>()
+    );
+    set!(
+        w,
+        py,
+        "max_queue",
+        ws.iter().map(|x| x.max_queue).collect::<Vec<_>>()
+    );
+    out.set_item("wifi", w)?;
+
+    let aq = PyDict::new(py);
+    let aqs = r.wifi.ap_queue;
+    set!(aq, py, "time", aqs.time);
+    set!(aq, py, "bss", aqs.bss);
+    set!(aq, py, "data", aqs.data);
+    set!(aq, py, "acks", aqs.acks);
+    out.set_item("ap_queue", aq)?;
+
+    if let Some(fr) = r.wifi.frames {
+        let fd = PyDict::new(py);
+        set!(fd, py, "time", fr.time);
+        set!(fd, py, "iface", fr.iface);
+        set!(fd, py, "delay", fr.delay);
+        set!(fd, py, "attempts", fr.attempts);
+        out.set_item("frames", fd)?;
+    } else {
+        out.set_item("frames", py.None())?;
+    }
+
     let l = PyDict::new(py);
     let ls = &r.links;
     set!(l, py, "id", ls.iter().map(|x| x.id).collect::<Vec<_>>());

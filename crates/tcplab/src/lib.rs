@@ -11,6 +11,7 @@ pub mod queue;
 pub mod record;
 pub mod sim;
 pub mod tcp;
+pub mod wifi;
 pub mod world;
 
 pub use config::{parse_scenario, ConfigError, Scenario};

@@ -12,12 +12,14 @@ pub mod traces;
 mod traffic;
 pub mod units;
 mod validate;
+pub mod wlan;
 
 pub use error::ConfigError;
 pub use queues::*;
 pub use schema::*;
 pub use traces::{PcapResolution, PcapSpec, TapPoint};
 pub use units::{Rate, Seconds};
+pub use wlan::{ApAccess, MacSpec, RadioSpec, WlanSpec};
 
 /// Parses and validates a TOML scenario document.
 pub fn parse_scenario(text: &str) -> Result<Scenario, ConfigError> {

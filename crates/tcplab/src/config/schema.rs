@@ -128,6 +128,9 @@ pub enum Topology {
     Dumbbell(DumbbellSpec),
     Chain(ChainSpec),
     Star(StarSpec),
+    /// An IEEE 802.11a infrastructure WLAN (004 fig. 1): stations `w0..`, access point
+    /// `ap`, wired host `h0`.
+    Wlan(super::wlan::WlanSpec),
     Custom(CustomSpec),
 }
 
@@ -135,6 +138,7 @@ tagged_enum!(Topology, "kind", {
     "dumbbell" => Dumbbell,
     "chain" => Chain,
     "star" => Star,
+    "wlan" => Wlan,
     "custom" => Custom,
 });
 

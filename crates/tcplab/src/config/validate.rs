@@ -318,6 +318,7 @@ fn validate_topology(t: &Topology) -> Check {
             validate_link("topology.bottleneck", bottleneck)?;
             validate_link("topology.access", access)
         }
+        Topology::Wlan(w) => super::wlan::validate_wlan(w, validate_link),
         Topology::Custom(CustomSpec { nodes, links }) => {
             if nodes.len() < 2 {
                 return Err(err("topology.nodes", "a network needs at least two nodes"));

@@ -20,7 +20,7 @@ impl RouteTree {
         let mut frontier = VecDeque::from([src]);
         while let Some(n) = frontier.pop_front() {
             for &l in &adjacency[n] {
-                let to = g.links[l].to;
+                let to = g.edge_ends(l).1;
                 if !seen[to] {
                     seen[to] = true;
                     via[to] = Some(l);
@@ -38,18 +38,18 @@ impl RouteTree {
         while n != self.src {
             let l = self.via[n]?;
             path.push(l as u32);
-            n = g.links[l].from;
+            n = g.edge_ends(l).0;
         }
         path.reverse();
         Some(path)
     }
 }
 
-/// Outgoing links per node, in link order (which makes equal-length paths deterministic).
+/// Outgoing hops per node, in hop order (which makes equal-length paths deterministic).
 pub fn adjacency(g: &Graph) -> Vec<Vec<usize>> {
     let mut adj = vec![Vec::new(); g.nodes.len()];
-    for (i, l) in g.links.iter().enumerate() {
-        adj[l.from].push(i);
+    for e in 0..g.edge_count() {
+        adj[g.edge_ends(e).0].push(e);
     }
     adj
 }

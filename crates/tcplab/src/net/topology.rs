@@ -2,7 +2,7 @@
 
 use crate::config::{
     ChainSpec, CustomSpec, DirectionSpec, DumbbellSpec, LinkSpec, LossSpec, QueueSpec, Rate,
-    Seconds, StarSpec, Topology,
+    Seconds, StarSpec, Topology, WlanSpec,
 };
 
 /// One direction of a link, fully resolved.
@@ -23,14 +23,57 @@ pub struct DirectedLink {
     pub field: String,
 }
 
-/// Named nodes and directed links.
+/// A hop over a wireless BSS: from one interface to another of the same BSS.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WirelessEdge {
+    pub name: String,
+    pub from: usize,
+    pub to: usize,
+    /// Index into [`Graph::wlans`].
+    pub bss: usize,
+    /// Interfaces within the BSS (0 is the access point).
+    pub tx: u16,
+    pub rx: u16,
+}
+
+/// The nodes and interface queues of one BSS.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WlanLayout {
+    pub spec: WlanSpec,
+    /// Node of each interface: the AP first, then the stations.
+    pub nodes: Vec<usize>,
+    /// Each interface's queue, described as a directed link so that it is built by the
+    /// same function as a link's queue.
+    pub queues: Vec<DirectedLink>,
+}
+
+/// Named nodes and directed hops. Hop ids number the wired links first, then the
+/// wireless edges: `0..links.len()` and `links.len()..edge_count()`.
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
     pub nodes: Vec<String>,
     pub links: Vec<DirectedLink>,
+    pub wireless: Vec<WirelessEdge>,
+    pub wlans: Vec<WlanLayout>,
 }
 
 impl Graph {
+    /// Number of hops, wired and wireless.
+    pub fn edge_count(&self) -> usize {
+        self.links.len() + self.wireless.len()
+    }
+
+    /// The (from, to) nodes of hop `e`.
+    pub fn edge_ends(&self, e: usize) -> (usize, usize) {
+        match self.links.get(e) {
+            Some(l) => (l.from, l.to),
+            None => {
+                let w = &self.wireless[e - self.links.len()];
+                (w.from, w.to)
+            }
+        }
+    }
+
     pub fn node(&self, name: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n == name)
     }
@@ -133,6 +176,7 @@ pub fn expand(topology: &Topology) -> Graph {
                 g.add_duplex(s, r, access, false, "topology.access");
             }
         }
+        Topology::Wlan(spec) => wlan(&mut g, spec),
         Topology::Custom(CustomSpec { nodes, links }) => {
             for n in nodes {
                 g.add_node(n.clone());
@@ -181,6 +225,67 @@ fn chain(
         let d = g.add_node(format!("d{i}"));
         g.add_duplex(last, d, &receiver_access, false, "topology.access");
     }
+}
+
+/// `w_i ~ ap -- h0`: the stations and the AP share one BSS; the AP and `h0` are joined by
+/// the wired link.
+fn wlan(g: &mut Graph, spec: &WlanSpec) {
+    let stations: Vec<usize> = (0..spec.stations)
+        .map(|i| g.add_node(format!("w{i}")))
+        .collect();
+    let ap = g.add_node("ap".into());
+    let h0 = g.add_node("h0".into());
+    g.add_duplex(h0, ap, &spec.wired, true, "topology.wired");
+    let bss = g.wlans.len();
+    let queue =
+        |node: usize, name: &str, buffer: u32, queue: QueueSpec, field: &str| DirectedLink {
+            name: format!("{name}:wlan"),
+            from: node,
+            to: node,
+            rate: spec.mac.rate,
+            delay: Seconds(0.0),
+            buffer,
+            buffer_bytes: None,
+            queue,
+            loss: None,
+            monitor: false,
+            field: field.to_string(),
+        };
+    let mut queues = vec![queue(
+        ap,
+        "ap",
+        spec.ap_buffer,
+        spec.ap_queue.clone(),
+        "topology.ap_queue",
+    )];
+    for (i, &s) in stations.iter().enumerate() {
+        let name = &g.nodes[s];
+        queues.push(queue(
+            s,
+            name,
+            spec.station_buffer,
+            QueueSpec::default(),
+            "topology.station_buffer",
+        ));
+        let iface = i as u16 + 1;
+        for (from, to, tx, rx) in [(s, ap, iface, 0), (ap, s, 0, iface)] {
+            g.wireless.push(WirelessEdge {
+                name: format!("{}~>{}", g.nodes[from], g.nodes[to]),
+                from,
+                to,
+                bss,
+                tx,
+                rx,
+            });
+        }
+    }
+    let mut nodes = vec![ap];
+    nodes.extend(&stations);
+    g.wlans.push(WlanLayout {
+        spec: spec.clone(),
+        nodes,
+        queues,
+    });
 }
 
 type AccessOverrideRef = crate::config::AccessOverride;

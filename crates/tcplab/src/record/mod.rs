@@ -3,8 +3,10 @@
 
 pub mod fairness;
 pub mod pcap;
+pub mod wifi;
 
 pub use fairness::jain_index;
+pub use wifi::WifiRecords;
 
 use crate::net::DropCounts;
 
@@ -219,6 +221,8 @@ pub struct RunRecords {
     /// The pcap files written (empty unless the scenario asked for traces).
     pub traces: Vec<TraceRecord>,
     pub events: Option<EventLog>,
+    /// Wireless MAC records (empty without a WLAN).
+    pub wifi: WifiRecords,
 }
 
 impl RunRecords {

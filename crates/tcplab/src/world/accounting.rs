@@ -37,6 +37,7 @@ impl World {
                 count(p);
             }
         }
+        self.wifi.for_each_packet(&mut count);
         for ev in self.sched.pending() {
             if let Event::Arrive(p) = ev {
                 count(p);

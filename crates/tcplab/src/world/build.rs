@@ -1,5 +1,6 @@
 //! Builds a world from a validated scenario.
 
+use super::wifi::Wireless;
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
 use crate::cc::{self, Recovery};
@@ -15,8 +16,8 @@ use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::ConfigError;
 use std::collections::HashMap;
 
-/// Builds the queue discipline of one link direction.
-fn build_queue(l: &DirectedLink, seed: u64) -> Box<dyn Queue> {
+/// Builds the queue discipline of one link direction (or of a wireless interface).
+pub(super) fn build_queue(l: &DirectedLink, seed: u64) -> Box<dyn Queue> {
     crate::queue::build(l, seed)
 }
 
@@ -76,6 +77,7 @@ impl World {
                 stats: Default::default(),
             })
             .collect();
+        let wifi = Wireless::build(&graph, seed);
 
         let adj = adjacency(&graph);
         let mut trees: HashMap<usize, RouteTree> = HashMap::new();
@@ -106,6 +108,8 @@ impl World {
                 .ok_or_else(|| ConfigError::new(format!("{field}.dst"), "no route"))?;
             let rev = path(dst, src)
                 .ok_or_else(|| ConfigError::new(format!("{field}.src"), "no route back"))?;
+            wifi.check_route(&fwd, dst as u32, &format!("{field}.dst"))?;
+            wifi.check_route(&rev, src as u32, &format!("{field}.src"))?;
             let cfg = TcpConfig::from_options(&spec.tcp.or(&s.tcp));
             for k in 0..spec.count {
                 let id = flows.len() as u32;
@@ -181,6 +185,7 @@ impl World {
             now: Time::ZERO,
             sched,
             links,
+            wifi,
             flows,
             udp_flows,
             end: measure[1].max(end).min(end),

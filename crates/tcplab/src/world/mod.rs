@@ -9,12 +9,14 @@ mod build;
 mod records;
 mod trace;
 mod udp;
+mod wifi;
 
 use crate::config::TapPoint;
 use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
 use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, QueueVarSeries, RunRecords};
 use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
+use crate::wifi::WifiTimer;
 use crate::{parse_scenario, ConfigError, Scenario};
 use thiserror::Error;
 
@@ -51,6 +53,8 @@ pub enum Event {
     CbrSend(FlowId, u32),
     Sample,
     MeasureStart,
+    /// A wireless MAC timer.
+    Wifi(WifiTimer),
 }
 
 /// A TCP connection: sender, receiver and their routes.
@@ -80,6 +84,8 @@ pub struct World {
     pub now: Time,
     sched: Scheduler<Event>,
     pub links: Vec<Link>,
+    /// Wireless hops: hop ids from `links.len()` on.
+    wifi: wifi::Wireless,
     pub flows: Vec<Flow>,
     /// UDP flows, with ids after the TCP flows'.
     pub udp_flows: Vec<UdpFlow>,
@@ -195,6 +201,7 @@ impl World {
             }
             Event::Sample => self.sample(),
             Event::MeasureStart => self.snapshot_measure_start(),
+            Event::Wifi(t) => self.wifi_timer(t),
         }
     }
 
@@ -251,6 +258,9 @@ impl World {
     /// idle link (which then takes it straight back), so an AQM sees every arrival and
     /// idle period, as in NS-2.
     fn link_send(&mut self, l: LinkId, p: Packet) {
+        if self.is_wireless(l) {
+            return self.wifi_send(l, p);
+        }
         let now = self.now;
         if self.traces.active() {
             self.traces
@@ -297,7 +307,10 @@ impl World {
     }
 
     fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {
-        self.links[l as usize].stats.drops.add(cause);
+        // Wireless hops count their drops in the MAC's records.
+        if let Some(link) = self.links.get_mut(l as usize) {
+            link.stats.drops.add(cause);
+        }
         if let Some(u) = self.udp_index(p.flow) {
             self.udp_drop(u, cause);
         } else {
@@ -408,6 +421,7 @@ impl World {
                 self.queue_vars.value.push(value);
             }
         }
+        self.wifi.sample(t);
         let next = self.now + self.sample_interval;
         if next <= self.end {
             self.schedule(next, Event::Sample);

@@ -131,6 +131,7 @@ impl World {
             losses,
             traces: self.traces.take_records(),
             events: self.events,
+            wifi: self.wifi.into_records(),
         }
     }
 }
