@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from tcplab.analysis import (
     DcfParameters,
     bianchi_fixed_point,
@@ -15,6 +17,7 @@ from tcplab.analysis import (
     code_epsilon_polynomial,
     code_epsilon_roots,
     code_reno_cycle_ratio,
+    droptail_curve,
     droptail_model,
     mathis_throughput_bps,
     mo_vegas_reno_ratio,
@@ -22,6 +25,7 @@ from tcplab.analysis import (
     pftk_approx_throughput_bps,
     pftk_throughput_bps,
     pftk_timeout_probability,
+    red_curve,
     red_model,
     red_reno_window,
     red_timeout_probability,
@@ -429,3 +433,54 @@ def test_dcf_rejects_bad_input():
         DcfParameters.ieee80211a(cw_max=1000)
     with pytest.raises(ValueError, match="collision_probability"):
         bianchi_tau(1.5, 15, 6)
+
+
+def test_curves_for_the_figures():
+    dt = droptail_curve(5, 10, [10, 50, 100], **HKM)
+    assert list(dt.columns) == ["buffer_packets", "reno_per_flow_bps", "vegas_per_flow_bps", "reno_share"]
+    assert dt["reno_per_flow_bps"].isna().tolist() == [True, False, False]  # B = 10: no room for Reno
+    assert dt.loc[2, "vegas_per_flow_bps"] == pytest.approx(
+        droptail_model(5, 10, 100, **HKM).vegas_per_flow_bps
+    )
+    red = red_curve(5, 5, [1 / 30, 1 / 10], **HKM, rto_s=1.0)
+    assert red.loc[1, "reno_share"] == pytest.approx(red_model(5, 5, 0.1, **HKM, rto_s=1.0).reno_share)
+    with pytest.raises(ValueError, match="rto_s"):
+        red_curve(5, 5, [0.1], **HKM, rto_s=-1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    nr=st.integers(0, 50),
+    nv=st.integers(0, 50),
+    buffer=st.floats(1, 2000),
+    delay=st.floats(0, 0.5),
+    bps=st.floats(1e5, 1e10),
+    p=st.floats(1e-6, 0.6),
+)
+def test_reno_vegas_models_always_split_the_link(nr, nv, buffer, delay, bps, p):
+    assume(nr + nv > 0)
+    mu = bps / 8000
+    try:
+        dt = droptail_model(nr, nv, buffer, bps, delay)
+    except ValueError as e:
+        assert "no room for Reno" in str(e)
+    else:
+        assert dt.reno_total_pps + dt.vegas_total_pps == pytest.approx(mu)
+        assert dt.reno_after_loss_window_packets <= dt.reno_window_packets <= dt.reno_peak_window_packets
+    red = red_model(nr, nv, p, bps, delay, rto_s=0.2)
+    assert red.reno_total_pps + red.vegas_total_pps == pytest.approx(mu)
+    assert red.rtt_s >= 2 * delay
+    if nr:
+        assert 0 <= red.reno_flow.timeout_probability < 1
+        assert 0 < red.reno_flow.mean_window_packets <= 1 + 0.75 * red.reno_flow.loss_window_packets
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(1, 200), cw_min=st.sampled_from([7, 15, 31, 63]), m=st.integers(0, 7))
+def test_dcf_throughput_is_a_fraction(n, cw_min, m):
+    params = DcfParameters(9e-6, 16e-6, 34e-6, cw_min, m, header_s=25e-6, ack_s=44e-6)
+    r = bianchi_saturation_throughput(n, params, 8000, 54e6)
+    assert 0 < r.tau <= 2 / (cw_min + 2)
+    assert 0 < r.normalized < 1
+    single = bianchi_saturation_throughput(1, params, 8000, 54e6)
+    assert r.tau <= single.tau

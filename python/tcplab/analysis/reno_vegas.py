@@ -15,8 +15,11 @@ the models have no term for an idle link, which is why they cannot show fig. 6's
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
+import pandas as pd
 from scipy.optimize import brentq
 
 from . import _check
@@ -31,6 +34,8 @@ __all__ = [
     "red_timeout_probability",
     "red_reno_window",
     "red_model",
+    "droptail_curve",
+    "red_curve",
     "mo_vegas_reno_ratio",
 ]
 
@@ -337,6 +342,36 @@ def red_model(
         reno_flow=flow,
         rtt_s=rtt,
     )
+
+
+def _curve(column: str, xs: Iterable[float], model: Callable[[float], RenoVegasThroughput]) -> pd.DataFrame:
+    rows = []
+    for x in xs:
+        try:
+            m = model(x)
+            row = (m.reno_per_flow_bps, m.vegas_per_flow_bps, m.reno_share)
+        except ValueError as e:
+            if "no room for Reno" not in str(e):
+                raise
+            row = (math.nan, math.nan, math.nan)
+        rows.append((x, *row))
+    return pd.DataFrame(rows, columns=[column, "reno_per_flow_bps", "vegas_per_flow_bps", "reno_share"])
+
+
+def droptail_curve(
+    n_reno: int, n_vegas: int, buffers_packets: Iterable[float], **kwargs: Any
+) -> pd.DataFrame:
+    """:func:`droptail_model` over a buffer sweep (fig. 3's analysis curves): one row per buffer with
+    ``buffer_packets``, ``reno_per_flow_bps``, ``vegas_per_flow_bps`` and ``reno_share``; NaN where the
+    buffer leaves Reno no room (outside the model's domain). ``kwargs`` go to :func:`droptail_model`."""
+    return _curve("buffer_packets", buffers_packets, lambda b: droptail_model(n_reno, n_vegas, b, **kwargs))
+
+
+def red_curve(n_reno: int, n_vegas: int, drop_probabilities: Iterable[float], **kwargs: Any) -> pd.DataFrame:
+    """:func:`red_model` over a sweep of ``p`` (fig. 6's axis; one point each for figs. 4 and 5): one row per
+    ``drop_probability`` with the per-flow throughputs and ``reno_share``. ``kwargs`` go to
+    :func:`red_model` (``bottleneck_bps``, ``one_way_delay_s``, ``rto_s`` are required there)."""
+    return _curve("drop_probability", drop_probabilities, lambda p: red_model(n_reno, n_vegas, p, **kwargs))
 
 
 def mo_vegas_reno_ratio(buffer_packets: float, vegas_queue_packets: float = 3.0) -> float:
