@@ -11,7 +11,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 $(VENV)/.deps: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "maturin>=1.7,<2" numpy pandas pyarrow typer rich tomli-w matplotlib \
+	$(PY) -m pip install -q "maturin>=1.7,<2" numpy pandas pyarrow typer rich tomli-w matplotlib scipy \
 		pytest hypothesis ruff
 	touch $@
 
