@@ -111,6 +111,112 @@ def algorithms() -> None:
         console.print(n)
 
 
+def _store(path: Path | None):
+    from .store import DEFAULT_ROOT, ResultStore
+
+    return ResultStore(path or DEFAULT_ROOT)
+
+
+@app.command()
+def experiments() -> None:
+    """List every experiment of the five papers with its status on this build."""
+    from . import _engine
+    from .experiments import PAPERS, all_experiments
+
+    caps = _engine.capabilities()
+    table = Table(title="Experiments (tcplab reproduce NAME | PAPER | all)", title_justify="left")
+    for col in ("name", "paper", "title", "status"):
+        table.add_column(col)
+    for e in all_experiments():
+        missing = e.missing(caps)
+        status = "[green]ready[/]" if not missing else f"[yellow]needs: {', '.join(missing)}[/]"
+        table.add_row(e.name, e.paper, e.title, status)
+    console.print(table)
+    console.print("papers: " + ", ".join(f"{k} = {v}" for k, v in PAPERS.items()), highlight=False)
+
+
+@app.command()
+def reproduce(
+    names: Annotated[
+        list[str], typer.Argument(help="Experiment names, paper names (code, veno, ...) or 'all'.")
+    ],
+    quick: Annotated[bool, typer.Option(help="Reduced repetitions and durations (smoke test).")] = False,
+    executor: Annotated[str, typer.Option(help="local (all cores), serial, or ray.")] = "local",
+    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: all cores).")] = None,
+    address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
+    store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
+    report: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
+) -> None:
+    """Run experiments (reusing stored runs) and write the reproduction report."""
+    from . import _engine
+    from .executors import make_executor
+    from .experiments import resolve
+    from .experiments.base import Outcome
+    from .report import write_report
+    from .sweep import analyze, execute_plan, plan
+
+    if jobs is not None and jobs < 1:
+        fail(f"--jobs {jobs} is not allowed; give at least 1")
+    try:
+        chosen = resolve(names)
+        ex = make_executor(executor, jobs, address)
+    except (KeyError, ValueError, RuntimeError) as e:
+        fail(str(e.args[0] if e.args else e))
+    caps = _engine.capabilities()
+    ready = [e for e in chosen if not e.missing(caps)]
+    blocked = [e for e in chosen if e.missing(caps)]
+    t0 = time.perf_counter()
+    planned = plan(ready, quick)
+    rs = _store(store)
+    reused, executed = execute_plan(planned, rs, ex)
+    console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
+    outcomes = analyze(ready, planned, rs, quick)
+    outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
+    order = {e.name: i for i, e in enumerate(chosen)}
+    outcomes.sort(key=lambda o: order[o.experiment.name])
+    path = write_report(outcomes, report, quick, time.perf_counter() - t0)
+    summary = Table(title=f"report: {path}", title_justify="left")
+    for col in ("experiment", "status", "claims holding"):
+        summary.add_column(col)
+    for o in outcomes:
+        held = f"{sum(c.passed is True for c in o.claims)}/{len(o.claims)}"
+        summary.add_row(o.experiment.name, o.status, held)
+    console.print(summary)
+
+
+@app.command()
+def results(
+    store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
+    export: Annotated[
+        Path | None, typer.Option(help="Write one table of every run to this Parquet file.")
+    ] = None,
+    table: Annotated[str, typer.Option(help="Table to export (flows, links, series, ...).")] = "flows",
+    experiment: Annotated[str | None, typer.Option(help="Only this experiment's runs.")] = None,
+) -> None:
+    """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
+    rs = _store(store)
+    if export is not None:
+        try:
+            n = rs.export(export, table=table, experiment=experiment)
+        except ValueError as e:
+            fail(str(e))
+        console.print(f"wrote {n} rows of {table} to {export}")
+        return
+    idx = rs.index()
+    if experiment and len(idx):
+        idx = idx[idx["experiment"] == experiment]
+    if not len(idx):
+        console.print(f"no stored runs in {rs.root}/")
+        return
+    counts = idx.groupby("experiment").size().reset_index(name="runs")
+    t = Table(title=f"{len(idx)} runs in {rs.root}/", title_justify="left")
+    t.add_column("experiment")
+    t.add_column("runs", justify="right")
+    for _, r in counts.iterrows():
+        t.add_row(str(r["experiment"]), str(r["runs"]))
+    console.print(t)
+
+
 def main() -> None:
     try:
         app()

@@ -21,7 +21,8 @@ th,td{border:1px solid #cfd6de;padding:.25em .6em;text-align:right}th{background
 td:first-child,th:first-child{text-align:left}.status{font-weight:600;padding:.1em .5em;border-radius:.3em}
 .ok{background:#dff3e4;color:#135c2a}.needs{background:#fdf0d5;color:#7a4b00}.fail{background:#fbe0e0;color:#8a1c1c}
 .claims li{margin:.2em 0}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #e3e7ec}
-figcaption{font-size:.9em;color:#4b5563}.setup{background:#f7f9fb;border-left:4px solid #9fb3c8;padding:.5em 1em}
+figcaption{font-size:.9em;color:#4b5563}
+.setup{background:#f7f9fb;border-left:4px solid #9fb3c8;padding:.5em 1em}
 .note{background:#fff8e6;border-left:4px solid #e0b04a;padding:.4em 1em}nav a{margin-right:1em}
 """
 
@@ -57,7 +58,9 @@ def _claim_mark(passed: bool | None) -> tuple[str, str]:
     return ("✓", "holds") if passed else ("✗", "does not hold")
 
 
-def write_report(outcomes: list[Outcome], out_dir: str | Path, quick: bool, wall_seconds: float | None = None) -> Path:
+def write_report(
+    outcomes: list[Outcome], out_dir: str | Path, quick: bool, wall_seconds: float | None = None
+) -> Path:
     """Writes index.html, report.md and figures/; returns the HTML path."""
     out = Path(out_dir)
     figdir = out / "figures"
@@ -68,7 +71,11 @@ def write_report(outcomes: list[Outcome], out_dir: str | Path, quick: bool, wall
     import matplotlib.pyplot as plt
 
     stamp = time.strftime("%Y-%m-%d %H:%M")
-    mode = "quick (reduced repetitions and durations)" if quick else "full (the papers' repetitions and durations)"
+    mode = (
+        "quick (reduced repetitions and durations)"
+        if quick
+        else "full (the papers' repetitions and durations)"
+    )
     md = [f"# tcplab reproduction report\n\nGenerated {stamp}; mode: {mode}."]
     if wall_seconds is not None:
         md.append(f"Simulation and analysis took {wall_seconds:.0f} s of wall time.")
@@ -131,7 +138,8 @@ def write_report(outcomes: list[Outcome], out_dir: str | Path, quick: bool, wall
                 for c in o.claims:
                     mark, word = _claim_mark(c.passed)
                     md.append(f"- {mark} {c.text} ({word}{': ' + c.detail if c.detail else ''})")
-                    h.append(f"<li>{mark} {html.escape(c.text)} <i>({word}{': ' + html.escape(c.detail) if c.detail else ''})</i></li>")
+                    detail = ": " + html.escape(c.detail) if c.detail else ""
+                    h.append(f"<li>{mark} {html.escape(c.text)} <i>({word}{detail})</i></li>")
                 h.append("</ul>")
             for n in o.notes:
                 md.append(f"> {n}")

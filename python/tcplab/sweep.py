@@ -6,7 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from . import _engine
 from .executors import Executor, Task
@@ -67,7 +74,9 @@ def execute_plan(
     return reused, len(todo)
 
 
-def analyze(experiments: list[Experiment], planned: list[Planned], store: ResultStore, quick: bool) -> list[Outcome]:
+def analyze(
+    experiments: list[Experiment], planned: list[Planned], store: ResultStore, quick: bool
+) -> list[Outcome]:
     outcomes = []
     for exp in experiments:
         results: list[tuple[dict[str, Any], Result]] = [

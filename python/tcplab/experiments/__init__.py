@@ -50,4 +50,14 @@ def _load() -> None:
     from . import code_tcp, fahmy, hasegawa, veno, wlan  # noqa: F401  (registration side effect)
 
 
-__all__ = ["Claim", "Experiment", "Figure", "Outcome", "Published", "Run", "all_experiments", "register", "resolve"]
+__all__ = [
+    "Claim",
+    "Experiment",
+    "Figure",
+    "Outcome",
+    "Published",
+    "Run",
+    "all_experiments",
+    "register",
+    "resolve",
+]
