@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 import tcplab
 
 ROOT = Path(__file__).resolve().parents[1]

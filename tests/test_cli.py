@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tcplab.cli import app
 from typer.testing import CliRunner
+
+from tcplab.cli import app
 
 BIN = Path(sys.executable).parent / "tcplab"
 

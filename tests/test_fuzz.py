@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import contextlib
 
-import tcplab
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import tcplab
 from tcplab import _engine
 
 numbers = st.one_of(

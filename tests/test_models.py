@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
 from tcplab.analysis import (
     DcfParameters,
     bianchi_fixed_point,

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
 import tcplab
 from tcplab.analysis import (
     concat_flows,

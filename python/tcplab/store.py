@@ -68,6 +68,22 @@ class ResultStore:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
+    def clean_stale(self) -> int:
+        """Removes temporary directories left by writers that no longer run (a killed
+        sweep); returns how many were removed."""
+        tmp = self.root / "tmp"
+        removed = 0
+        if not tmp.is_dir():
+            return 0
+        for d in tmp.iterdir():
+            parts = d.name.split("-")
+            pid = int(parts[1]) if len(parts) >= 3 and parts[1].isdigit() else None
+            if pid is not None and _alive(pid):
+                continue
+            shutil.rmtree(d, ignore_errors=True)
+            removed += 1
+        return removed
+
     def load(self, key: str) -> Result:
         d = self._dir(key)
         meta = json.loads((d / "meta.json").read_text())
@@ -80,7 +96,7 @@ class ResultStore:
     def info(self, key: str) -> dict[str, Any]:
         return json.loads((self._dir(key) / "meta.json").read_text())
 
-    def keys(self) -> list[str]:
+    def run_keys(self) -> list[str]:
         runs = self.root / "runs"
         if not runs.is_dir():
             return []
@@ -89,7 +105,7 @@ class ResultStore:
     def index(self) -> pd.DataFrame:
         """One row per stored run: key, experiment, parameters, seed, duration."""
         rows = []
-        for k in self.keys():
+        for k in self.run_keys():
             m = self.info(k)
             rows.append(
                 {
@@ -109,7 +125,7 @@ class ResultStore:
         if table not in TABLES:
             raise ValueError(f"table {table!r} is unknown; one of {', '.join(TABLES)}")
         frames = []
-        for k in self.keys():
+        for k in self.run_keys():
             m = self.info(k)
             if experiment and m.get("experiment") != experiment:
                 continue
@@ -126,3 +142,13 @@ class ResultStore:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         out.to_parquet(path, index=False)
         return len(out)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

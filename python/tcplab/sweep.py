@@ -47,6 +47,7 @@ def execute_plan(
     on_stored: Callable[[str], None] | None = None,
 ) -> tuple[int, int]:
     """Runs what the store lacks; returns (runs reused, runs executed)."""
+    store.clean_stale()
     todo: dict[str, Planned] = {}
     for p in planned:
         if not store.has(p.key) and p.key not in todo:
