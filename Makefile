@@ -6,13 +6,13 @@ PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-.PHONY: setup build run test lint rust-test py-test bench clean-venv
+.PHONY: setup system-deps build run test lint rust-test py-test reproduce-quick bench
 
 $(VENV)/.deps: pyproject.toml
 	python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "maturin>=1.7,<2" numpy pandas pyarrow typer rich tomli-w matplotlib scipy \
-		pytest hypothesis ruff
+	$(PY) -m pip install -q "maturin>=1.7,<2"
+	$(PY) -m pip install -q --no-build-isolation -e '.[dev]'
 	touch $@
 
 setup: $(VENV)/.deps
@@ -21,8 +21,15 @@ setup: $(VENV)/.deps
 build: setup
 	$(PY) -m pip install -q --no-build-isolation --no-deps -e .
 
+system-deps:
+	bash scripts/install-system-deps.sh
+
+# The main job: every experiment of the five papers, then the report in report/index.html.
 run: build
-	$(BIN)/tcplab run examples/reno_dumbbell.toml --out out/reno_dumbbell
+	$(BIN)/tcplab reproduce all --report report
+
+reproduce-quick: build
+	$(BIN)/tcplab reproduce all --quick --store results-quick --report report-quick
 
 lint: setup
 	cargo fmt --all --check
@@ -30,13 +37,13 @@ lint: setup
 	$(BIN)/ruff check python tests
 	$(BIN)/ruff format --check python tests
 
-rust-test:
+rust-test: system-deps
 	cargo test --workspace
 
 py-test: build
 	$(BIN)/pytest -q
 
-test: lint rust-test py-test
+test: lint rust-test py-test reproduce-quick
 
 bench:
 	cargo run --release -p tcplab --example bench_reno10
