@@ -184,6 +184,42 @@ def reproduce(
     console.print(summary)
 
 
+@app.command("report")
+def report_cmd(
+    names: Annotated[list[str] | None, typer.Argument(help="Experiments or papers (default: all).")] = None,
+    quick: Annotated[bool, typer.Option(help="Report the quick variants.")] = False,
+    store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
+    out: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
+) -> None:
+    """Write the report from stored runs only (nothing is simulated)."""
+    from . import _engine
+    from .experiments import resolve
+    from .experiments.base import Outcome
+    from .report import write_report
+    from .sweep import analyze, plan
+
+    try:
+        chosen = resolve(names or ["all"])
+    except KeyError as e:
+        fail(str(e.args[0]))
+    caps = _engine.capabilities()
+    rs = _store(store)
+    outcomes = []
+    for e in chosen:
+        missing = e.missing(caps)
+        if missing:
+            outcomes.append(Outcome(e, status="needs: " + ", ".join(missing)))
+            continue
+        planned = plan([e], quick)
+        absent = sum(not rs.has(p.key) for p in planned)
+        if absent:
+            outcomes.append(Outcome(e, status=f"not run: {absent} of {len(planned)} runs missing (tcplab reproduce)"))
+        else:
+            outcomes.extend(analyze([e], planned, rs, quick))
+    path = write_report(outcomes, out, quick)
+    console.print(f"report: {path}")
+
+
 @app.command()
 def results(
     store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
