@@ -213,7 +213,8 @@ def report_cmd(
         planned = plan([e], quick)
         absent = sum(not rs.has(p.key) for p in planned)
         if absent:
-            outcomes.append(Outcome(e, status=f"not run: {absent} of {len(planned)} runs missing (tcplab reproduce)"))
+            status = f"not run: {absent} of {len(planned)} runs missing (tcplab reproduce)"
+            outcomes.append(Outcome(e, status=status))
         else:
             outcomes.extend(analyze([e], planned, rs, quick))
     path = write_report(outcomes, out, quick)
