@@ -1066,8 +1066,13 @@ class Fig6(Experiment):
                 ax.legend(fontsize=7)
             ax.set_title(titles[case], fontsize=9)
             ax.grid(True, alpha=0.3)
+        shown_ends = [
+            float((r.flows["start"] + r.flows["completion_time"].fillna(FIG6_DURATION)).max())
+            for _, r in shown.values()
+        ]
         for ax in axes[-1]:
             ax.set_xlabel("time (s)")
+            ax.set_xlim(0, 1.05 * max(shown_ends, default=FIG6_DURATION))
         for ax in axes[:, 0]:
             ax.set_ylabel("sequence number (MB delivered)")
         fig.tight_layout()
