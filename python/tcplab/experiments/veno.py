@@ -10,7 +10,8 @@ FreeBSD dummynet router with drop-tail queues and artificially induced random lo
   100 Mb/s and 1 ms, the bottleneck's one-way delay chosen so that the round-trip
   propagation delay is the paper's (120 ms: 58 ms); the same rate and buffer both ways.
   The induced random loss is Bernoulli per data packet on the bottleneck's forward
-  direction (after transmission; dummynet drops on entry, which only frees the slot).
+  direction. Our link loses a packet after transmitting it; dummynet drops it on entry
+  to the pipe, so there a lost packet takes no link time (a small difference).
 * fig. 3(b) as a custom graph: Src2 (Veno) and Src1 (UDP) -- Router == 1.6 Mb/s == AP,
   AP -- WC1 the wireless hop (assumed 11 Mb/s, 1 ms, Bernoulli loss on data), AP -- Dst1.
   The UDP background crosses the router's bottleneck, never the wireless hop.
