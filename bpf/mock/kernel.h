@@ -12,7 +12,9 @@ typedef int32_t s32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
+#ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))
+#endif
 
 enum tcp_ca_event {
 	CA_EVENT_TX_START = 0,
