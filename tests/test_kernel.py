@@ -35,13 +35,20 @@ def built(tmp_path_factory):
     return out
 
 
-@pytest.mark.parametrize("algo", kernel.OBJECTS)
-def test_conformance_with_the_rust_vectors(algo, tmp_path):
-    """The BPF source, compiled natively against bpf/mock, replays the Rust trace."""
+@pytest.fixture(scope="session")
+def harnesses(tmp_path_factory):
+    """Every algorithm's BPF source compiled natively against bpf/mock (one make call)."""
     if shutil.which("cc") is None or shutil.which("make") is None:
         pytest.skip("no C compiler")
-    out = tmp_path / "h"
-    subprocess.run(["make", "-s", f"OUT={out}", f"{out}/{algo}.harness"], cwd=ROOT / "bpf", check=True)
+    out = tmp_path_factory.mktemp("harness")
+    subprocess.run(["make", "-s", f"OUT={out}", "harness"], cwd=ROOT / "bpf", check=True)
+    return out
+
+
+@pytest.mark.parametrize("algo", kernel.OBJECTS)
+def test_conformance_with_the_rust_vectors(algo, harnesses):
+    """The BPF source, compiled natively against bpf/mock, replays the Rust trace."""
+    out = harnesses
     vec = VECTORS / f"{algo}.txt"
     assert vec.exists(), "vectors missing: cargo test -p tcplab kernel_vectors (module docs)"
     p = subprocess.run([str(out / f"{algo}.harness"), str(vec)], capture_output=True, text=True)
@@ -50,10 +57,9 @@ def test_conformance_with_the_rust_vectors(algo, tmp_path):
     assert passed == sum(1 for _ in vec.open()), p.stdout
 
 
-def test_harness_detects_a_wrong_vector(tmp_path):
+def test_harness_detects_a_wrong_vector(harnesses, tmp_path):
     """A vector whose expected window is off must fail the replay."""
-    out = tmp_path / "h"
-    subprocess.run(["make", "-s", f"OUT={out}", f"{out}/tl_vegas.harness"], cwd=ROOT / "bpf", check=True)
+    out = harnesses
     lines = (VECTORS / "tl_vegas.txt").read_text().splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith("cong_avoid") and k > 300)
     f = lines[i].split()
