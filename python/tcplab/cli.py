@@ -254,6 +254,15 @@ def results(
     console.print(t)
 
 
+# Kernel ports and the namespace test bed (python/tcplab/kernel.py, python/tcplab/testbed/).
+from . import kernel as _kernel  # noqa: E402
+from .testbed import cli as _testbed_cli  # noqa: E402
+
+app.add_typer(_kernel.app, name="kernel")
+app.add_typer(_testbed_cli.app, name="testbed")
+app.command("compare")(_testbed_cli.compare)
+
+
 def main() -> None:
     try:
         app()

@@ -30,6 +30,8 @@ pub mod cubic;
 pub mod delay;
 pub mod fast;
 pub mod highspeed;
+#[cfg(test)]
+mod kernel_vectors;
 pub mod newvegas;
 pub mod params;
 pub mod reno;

@@ -1,0 +1,158 @@
+"""tcplab's congestion controls as Linux BPF struct_ops programs (bpf/ in the repository).
+
+``build()`` compiles every algorithm with clang against the running kernel's BTF,
+``load(name)`` registers one with bpftool (the kernel's verifier checks it then),
+``unload(name)`` unregisters it and ``loaded()`` lists what is registered. Names are the
+simulator's (``vegas``, ``code``, ...); the kernel knows them as ``tl_<name>``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+#: Simulator name -> kernel congestion-control name (bpf/<kernel name>.c).
+KERNEL_NAMES = {
+    "reno": "tl_reno",
+    "newreno": "tl_reno",
+    "vegas": "tl_vegas",
+    "newvegas": "tl_newvegas",
+    "code": "tl_code",
+    "vegas_a": "tl_vegas_a",
+    "vegas_plus": "tl_vegas_plus",
+    "veno": "tl_veno",
+}
+
+#: One object per kernel algorithm.
+OBJECTS = sorted(set(KERNEL_NAMES.values()))
+
+CONTROLS = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+
+
+class KernelError(RuntimeError):
+    """A build, load or unload step failed; the message carries the tool's output."""
+
+
+def repo_root() -> Path:
+    return Path(__file__).resolve().parents[2]
+
+
+def bpf_dir() -> Path:
+    return Path(os.environ.get("TCPLAB_BPF_DIR", repo_root() / "bpf"))
+
+
+def build_dir() -> Path:
+    return Path(os.environ.get("TCPLAB_KERNEL_BUILD", bpf_dir() / "build"))
+
+
+def kernel_name(name: str) -> str:
+    """The kernel's name for a simulator algorithm name (kernel names pass through)."""
+    if name in OBJECTS:
+        return name
+    try:
+        return KERNEL_NAMES[name]
+    except KeyError:
+        known = ", ".join(sorted(KERNEL_NAMES))
+        raise KernelError(f"no kernel port of {name!r}; known: {known}") from None
+
+
+def _run(cmd: list[str], cwd: Path | None = None) -> str:
+    exe = shutil.which(cmd[0])
+    if exe is None:
+        raise KernelError(f"{cmd[0]} not found; run scripts/install-kernel-deps.sh")
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    if p.returncode != 0:
+        raise KernelError(f"{' '.join(cmd)} failed ({p.returncode}):\n{p.stdout}{p.stderr}")
+    return p.stdout
+
+
+def build(harness: bool = False) -> Path:
+    """Compiles the BPF objects (and with ``harness`` the native conformance harnesses, plus
+    the test bed's delay element); returns the build directory."""
+    out = build_dir()
+    targets = ["all", "harness"] if harness else ["all"]
+    _run(["make", "-s", f"OUT={out}", *targets], cwd=bpf_dir())
+    build_delay()
+    return out
+
+
+def build_delay() -> Path:
+    """Compiles the test bed's delay element (testbed/tl_delay.c)."""
+    out = build_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    src = repo_root() / "testbed" / "tl_delay.c"
+    exe = out / "tl_delay"
+    if not exe.exists() or exe.stat().st_mtime < src.stat().st_mtime:
+        _run(["cc", "-O2", "-Wall", "-Werror", "-o", str(exe), str(src)])
+    return exe
+
+
+def loaded() -> list[str]:
+    """Congestion controls the kernel offers now."""
+    return CONTROLS.read_text().split()
+
+
+def load(name: str) -> str:
+    """Registers one algorithm (building it first if needed); returns its kernel name.
+    Loading an algorithm that is already registered is a no-op."""
+    kname = kernel_name(name)
+    if kname in loaded():
+        return kname
+    obj = build_dir() / f"{kname}.bpf.o"
+    if not obj.exists():
+        build()
+    _run(["bpftool", "struct_ops", "register", str(obj)])
+    if kname not in loaded():
+        raise KernelError(f"{kname} registered but the kernel does not list it")
+    return kname
+
+
+def unload(name: str) -> str:
+    """Unregisters one algorithm by its struct_ops map name; a no-op if not registered."""
+    kname = kernel_name(name)
+    if kname in loaded():
+        _run(["bpftool", "struct_ops", "unregister", "name", kname])
+    return kname
+
+
+app = typer.Typer(help="tcplab's algorithms as Linux BPF congestion controls (needs root).", no_args_is_help=True)
+
+
+def _guard(fn, *args):
+    try:
+        return fn(*args)
+    except KernelError as e:
+        typer.echo(str(e), err=True)
+        raise typer.Exit(1) from None
+
+
+@app.command("build")
+def build_cmd(harness: Annotated[bool, typer.Option(help="Also build the native conformance harnesses.")] = False) -> None:
+    """Compile every algorithm to a BPF object."""
+    out = _guard(build, harness)
+    typer.echo(f"built {', '.join(OBJECTS)} in {out}")
+
+
+@app.command("load")
+def load_cmd(name: Annotated[str, typer.Argument(help="Algorithm (vegas, code, ... or tl_*).")]) -> None:
+    """Verify and register one algorithm."""
+    typer.echo(f"registered {_guard(load, name)}")
+
+
+@app.command("unload")
+def unload_cmd(name: Annotated[str, typer.Argument(help="Algorithm (vegas, code, ... or tl_*).")]) -> None:
+    """Unregister one algorithm."""
+    typer.echo(f"unregistered {_guard(unload, name)}")
+
+
+@app.command("list")
+def list_cmd() -> None:
+    """The kernel ports and whether each is registered."""
+    now = set(loaded())
+    for sim, kname in sorted(KERNEL_NAMES.items()):
+        typer.echo(f"{sim:12s} {kname:14s} {'registered' if kname in now else '-'}")

@@ -1,0 +1,7 @@
+"""The kernel test bed: a simulator scenario on real Linux TCP in network namespaces."""
+
+from .net import TestbedError, cleanup
+from .plan import TestbedPlan, plan
+from .runner import run_scenario
+
+__all__ = ["TestbedError", "TestbedPlan", "cleanup", "plan", "run_scenario"]

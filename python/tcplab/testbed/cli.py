@@ -1,0 +1,56 @@
+"""``tcplab testbed run|cleanup`` and ``tcplab compare``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import ScenarioError
+from . import net
+from .compare import compare as compare_runs
+from .runner import run_scenario
+
+app = typer.Typer(help="Run scenarios on real Linux TCP in network namespaces (needs root).", no_args_is_help=True)
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+@app.command("run")
+def run_cmd(
+    file: Annotated[Path, typer.Argument(help="Scenario TOML (the supported subset of the simulator's).")],
+    out: Annotated[Path | None, typer.Option(help="Directory for records (parquet) and the pcap.")] = None,
+    capture: Annotated[bool, typer.Option(help="Capture the bottleneck to a pcap in --out.")] = True,
+) -> None:
+    """Run a scenario on the kernel test bed and print its flows."""
+    try:
+        r = run_scenario(file, out_dir=out, capture=capture)
+    except (ScenarioError, net.TestbedError, RuntimeError) as e:
+        _fail(str(e))
+    if out is not None:
+        r.to_parquet(out)
+    cols = ["name", "cc", "kernel_cc", "goodput_bps", "retransmissions", "mean_rtt", "min_rtt"]
+    typer.echo(r.flows[cols].to_string(index=False))
+
+
+@app.command("cleanup")
+def cleanup_cmd() -> None:
+    """Remove namespaces left by a test bed that was killed before tearing down."""
+    names = net.cleanup()
+    typer.echo(f"removed {len(names)} namespace(s)" + (f": {', '.join(names)}" if names else ""))
+
+
+def compare(
+    file: Annotated[Path, typer.Argument(help="Scenario TOML run on both the test bed and the simulator.")],
+    out: Annotated[Path | None, typer.Option(help="Directory for the kernel run's pcap.")] = None,
+) -> None:
+    """Run one scenario on the kernel test bed and in the simulator; print both side by side."""
+    try:
+        table = compare_runs(file, out_dir=out, capture=out is not None)
+    except (ScenarioError, net.TestbedError, RuntimeError) as e:
+        _fail(str(e))
+    typer.echo(table.to_string(index=False))

@@ -1,0 +1,159 @@
+"""The test bed's network: four namespaces joined by veths, torn down on every exit.
+
+    sender (s0) -- (r0) router (r1) -- (da) delay (db) -- (h0) receiver
+                              TBF + pfifo    tl_delay
+
+The router's egress towards the receiver is the bottleneck: TBF gives the rate and a
+pfifo child the buffer in packets. The delay namespace runs tl_delay, an Ethernet bridge
+that holds frames for the propagation delay (this kernel has no netem). Offloads are off
+on every veth so that the bottleneck and the bridge see real packets. Addresses are in
+10.201.0.0/16 and exist only inside these namespaces.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+PREFIX = "tlb"
+SENDER_ADDR = "10.201.1.1"
+ROUTER_IN = "10.201.1.254"
+ROUTER_OUT = "10.201.2.254"
+RECEIVER_ADDR = "10.201.2.1"
+
+
+class TestbedError(RuntimeError):
+    pass
+
+
+def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+    p = subprocess.run(list(cmd), capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise TestbedError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
+    return p
+
+
+@dataclass
+class Bed:
+    """A running test bed: namespace names and the processes started in them."""
+
+    tag: str
+    procs: list[subprocess.Popen] = field(default_factory=list)
+
+    def ns(self, role: str) -> str:
+        return f"{self.tag}-{role}"
+
+    def run(self, role: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
+        return sh("ip", "netns", "exec", self.ns(role), *cmd, check=check)
+
+    def spawn(self, role: str, *cmd: str, stdout=subprocess.PIPE, stderr=subprocess.PIPE) -> subprocess.Popen:
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", self.ns(role), *cmd], stdout=stdout, stderr=stderr, text=True
+        )
+        self.procs.append(p)
+        return p
+
+
+def _quiet_offloads(bed: Bed, role: str, dev: str) -> None:
+    bed.run(role, "ethtool", "-K", dev, "tx", "off", "rx", "off", "gso", "off", "tso", "off", "gro", "off", check=False)
+
+
+def build(bed: Bed, rate_bps: float, buffer_packets: int, mtu: int, delay_exe: Path,
+          delay_fwd_us: int, delay_rev_us: int, loss: float, seed: int) -> None:
+    for role in ("s", "r", "d", "h"):
+        sh("ip", "netns", "add", bed.ns(role))
+        bed.run(role, "ip", "link", "set", "lo", "up")
+    pairs = [("s", "s0", "r", "r0"), ("r", "r1", "d", "da"), ("d", "db", "h", "h0")]
+    for a, da, b, db in pairs:
+        sh("ip", "link", "add", da, "netns", bed.ns(a), "type", "veth", "peer", "name", db, "netns", bed.ns(b))
+    for role, dev in (("s", "s0"), ("r", "r0"), ("r", "r1"), ("d", "da"), ("d", "db"), ("h", "h0")):
+        bed.run(role, "ip", "link", "set", dev, "mtu", str(mtu), "up")
+        _quiet_offloads(bed, role, dev)
+    bed.run("s", "ip", "addr", "add", f"{SENDER_ADDR}/24", "dev", "s0")
+    bed.run("r", "ip", "addr", "add", f"{ROUTER_IN}/24", "dev", "r0")
+    bed.run("r", "ip", "addr", "add", f"{ROUTER_OUT}/24", "dev", "r1")
+    bed.run("h", "ip", "addr", "add", f"{RECEIVER_ADDR}/24", "dev", "h0")
+    bed.run("s", "ip", "route", "add", "default", "via", ROUTER_IN)
+    bed.run("h", "ip", "route", "add", "default", "via", ROUTER_OUT)
+    bed.run("r", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+    # The bottleneck: TBF for the rate, a pfifo child for the buffer in packets.
+    burst = max(2 * (mtu + 14), int(rate_bps / 8 / 1000))
+    bed.run("r", "tc", "qdisc", "add", "dev", "r1", "root", "handle", "1:", "tbf",
+            "rate", f"{int(rate_bps)}bit", "burst", str(burst), "limit", str(10 * burst + 100000))
+    bed.run("r", "tc", "qdisc", "add", "dev", "r1", "parent", "1:1", "handle", "10:", "pfifo",
+            "limit", str(buffer_packets))
+    cmd = [str(delay_exe), "da", "db", str(delay_fwd_us), str(delay_rev_us)]
+    if loss > 0:
+        cmd += [repr(loss), str(seed)]
+    p = bed.spawn("d", *cmd, stdout=subprocess.DEVNULL)
+    assert p.stderr is not None
+    line = p.stderr.readline()
+    if "ready" not in line:
+        raise TestbedError(f"delay element did not start: {line.strip()}")
+    # Resolve neighbours through the bridge before any measurement.
+    bed.run("s", "ping", "-c", "1", "-W", "2", RECEIVER_ADDR, check=False)
+
+
+def teardown(bed: Bed) -> None:
+    """Stops every process the bed started (by pid), then deletes its namespaces."""
+    for p in bed.procs:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + 3
+    for p in bed.procs:
+        try:
+            p.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    for role in ("s", "r", "d", "h"):
+        _delete_ns(bed.ns(role))
+
+
+def _delete_ns(name: str) -> None:
+    pids = sh("ip", "netns", "pids", name, check=False).stdout.split()
+    for pid in pids:
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except (ProcessLookupError, ValueError):
+            pass
+    sh("ip", "netns", "delete", name, check=False)
+
+
+def stale() -> list[str]:
+    out = sh("ip", "netns", "list", check=False).stdout
+    return [line.split()[0] for line in out.splitlines() if line.startswith(PREFIX)]
+
+
+def cleanup() -> list[str]:
+    """Removes namespaces left by a test bed that was killed before it could tear down."""
+    names = stale()
+    for name in names:
+        _delete_ns(name)
+    return names
+
+
+@contextmanager
+def testbed(**kwargs) -> Iterator[Bed]:
+    """Builds the bed, yields it, and always tears it down (errors, Ctrl-C, SIGTERM)."""
+    if os.geteuid() != 0:
+        raise TestbedError("the test bed needs root (network namespaces, tc, BPF)")
+    bed = Bed(tag=f"{PREFIX}{os.getpid()}")
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        build(bed, **kwargs)
+        yield bed
+    finally:
+        teardown(bed)
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,165 @@
+"""Which part of a simulator scenario the kernel test bed can reproduce.
+
+Supported: the ``dumbbell`` preset (any number of pairs), a DropTail bottleneck with rate,
+delay, buffer in packets and Bernoulli loss on data, access-link delays (their rates are
+ignored: veths are faster than any bottleneck here), flows with a kernel-ported algorithm
+without parameters, numeric start and stop times, ``[tcp] mss``. Everything else is
+refused with a ScenarioError naming the field, so a comparison never silently differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import ScenarioError
+from ..kernel import KERNEL_NAMES
+from ..scenario import Scenario
+
+_UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9}
+_TIMES = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "min": 60.0}
+
+
+def _number(value: Any, units: dict[str, float], where: str) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip().lower().replace(" ", "")
+        for unit in sorted(units, key=len, reverse=True):
+            if text.endswith(unit):
+                try:
+                    return float(text[: -len(unit)]) * units[unit]
+                except ValueError:
+                    break
+    raise ScenarioError(where, f"{value!r} is not a quantity; use a number or e.g. {next(iter(units))}")
+
+
+def rate_bps(value: Any, where: str) -> float:
+    return _number(value, _UNITS, where)
+
+
+def seconds(value: Any, where: str) -> float:
+    return _number(value, _TIMES, where)
+
+
+@dataclass
+class FlowPlan:
+    name: str
+    cc: str  # simulator name
+    kernel_cc: str
+    pair: int
+    start: float
+    stop: float
+
+
+@dataclass
+class TestbedPlan:
+    duration: float
+    measure: tuple[float, float]
+    rate_bps: float
+    buffer_packets: int
+    delay_fwd: float  # one-way propagation, sender -> receiver, seconds
+    delay_rev: float
+    loss_data: float
+    mss: int
+    pairs: int
+    flows: list[FlowPlan] = field(default_factory=list)
+    seed: int = 1
+
+
+def _unsupported(where: str, what: str) -> ScenarioError:
+    return ScenarioError(where, f"{what} is not supported by the kernel test bed")
+
+
+def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
+    doc = scenario.doc if isinstance(scenario, Scenario) else scenario
+    sim = doc.get("simulation", {})
+    topo = doc.get("topology", {})
+    if topo.get("kind") != "dumbbell":
+        raise ScenarioError("topology.kind", f"{topo.get('kind')!r}: the test bed supports 'dumbbell' only")
+    for key in topo:
+        if key not in ("kind", "pairs", "bottleneck", "access"):
+            raise _unsupported(f"topology.{key}", "this key")
+    pairs = int(topo.get("pairs", 1))
+    if not 1 <= pairs <= 16:
+        raise ScenarioError("topology.pairs", f"{pairs} is out of range; allowed: 1 to 16")
+    bn = topo.get("bottleneck", {})
+    for key in bn:
+        if key not in ("rate", "delay", "buffer", "loss", "queue"):
+            raise _unsupported(f"topology.bottleneck.{key}", "this key")
+    if bn.get("queue", {"kind": "droptail"}).get("kind") != "droptail":
+        raise _unsupported("topology.bottleneck.queue.kind", repr(bn["queue"].get("kind")))
+    rate = rate_bps(bn.get("rate"), "topology.bottleneck.rate")
+    if not 1e5 <= rate <= 1e9:
+        raise ScenarioError("topology.bottleneck.rate", f"{rate} b/s is out of range; allowed: 100 kb/s to 1 Gb/s")
+    buffer = int(bn.get("buffer", 100))
+    if not 1 <= buffer <= 100000:
+        raise ScenarioError("topology.bottleneck.buffer", f"{buffer} is out of range; allowed: 1 to 100000")
+    bdelay = seconds(bn.get("delay", 0), "topology.bottleneck.delay")
+    access = topo.get("access", {})
+    adelay = seconds(access.get("delay", "1ms"), "topology.access.delay")
+    loss = 0.0
+    if "loss" in bn:
+        lm = bn["loss"]
+        if lm.get("model") != "bernoulli" or lm.get("applies_to", "data") != "data":
+            raise _unsupported("topology.bottleneck.loss", "a loss model other than bernoulli on data")
+        loss = float(lm.get("p", 0.0))
+        if not 0.0 <= loss < 1.0:
+            raise ScenarioError("topology.bottleneck.loss.p", f"{loss} is out of range; allowed: 0 to <1")
+    one_way = bdelay + 2 * adelay  # access in, bottleneck, access out
+    if not 0.0 <= one_way <= 1.0:
+        raise ScenarioError("topology.bottleneck.delay", f"{one_way} s one way is out of range; allowed: 0 to 1 s")
+    duration = seconds(sim.get("duration"), "simulation.duration")
+    if not 1.0 <= duration <= 3600:
+        raise ScenarioError("simulation.duration", f"{duration} is out of range; allowed: 1 to 3600 s")
+    measure = tuple(float(x) for x in sim.get("measure", [0.0, duration]))
+    tcp = doc.get("tcp", {})
+    for key in tcp:
+        if key not in ("mss", "rwnd", "header_bytes"):
+            raise _unsupported(f"tcp.{key}", "this key")
+    mss = int(tcp.get("mss", 1000))
+    if not 500 <= mss <= 8960:
+        raise ScenarioError("tcp.mss", f"{mss} is out of range; allowed: 500 to 8960")
+    p = TestbedPlan(
+        duration=duration,
+        measure=(measure[0], measure[1]),
+        rate_bps=rate,
+        buffer_packets=buffer,
+        delay_fwd=one_way,
+        delay_rev=one_way,
+        loss_data=loss,
+        mss=mss,
+        pairs=pairs,
+        seed=int(sim.get("seed", 1)),
+    )
+    index = 0
+    for i, f in enumerate(doc.get("flows", [])):
+        where = f"flows[{i}]"
+        for key in f:
+            if key not in ("src", "dst", "cc", "count", "name", "start", "stop"):
+                raise _unsupported(f"{where}.{key}", "this key")
+        cc = f["cc"] if isinstance(f["cc"], str) else f["cc"].get("name")
+        if not isinstance(f["cc"], str) and len(f["cc"]) > 1:
+            raise _unsupported(f"{where}.cc", "algorithm parameters (the kernel ports use the papers' defaults)")
+        if cc not in KERNEL_NAMES:
+            raise ScenarioError(f"{where}.cc", f"{cc!r} has no kernel port; known: {', '.join(sorted(KERNEL_NAMES))}")
+        src, dst = str(f["src"]), str(f["dst"])
+        if not (src.startswith("s") and dst == "d" + src[1:]):
+            raise _unsupported(f"{where}.src", f"a flow {src} -> {dst} (only s_i -> d_i)")
+        pair = int(src[1:])
+        if not 0 <= pair < pairs:
+            raise ScenarioError(f"{where}.src", f"{src!r} is not a sender of this dumbbell")
+        start = f.get("start", 0.0)
+        if isinstance(start, dict):
+            raise _unsupported(f"{where}.start", "a random start")
+        start = seconds(start, f"{where}.start")
+        stop = seconds(f.get("stop", duration), f"{where}.stop")
+        for k in range(int(f.get("count", 1))):
+            name = f.get("name", f"flow{i}")
+            if int(f.get("count", 1)) > 1:
+                name = f"{name}.{k}"
+            p.flows.append(FlowPlan(name, cc, KERNEL_NAMES[cc], pair, start, min(stop, duration)))
+            index += 1
+    if not p.flows:
+        raise ScenarioError("flows", "no flows")
+    return p

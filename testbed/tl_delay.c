@@ -1,0 +1,204 @@
+/* tl_delay: the test bed's propagation-delay element.
+ *
+ * Linux here has no netem, so delay comes from userspace: an Ethernet bridge between two
+ * interfaces that holds every frame for a fixed time before forwarding it (one FIFO per
+ * direction, so order is kept), optionally dropping data-direction frames at random.
+ * It runs inside its own network namespace between the router and the receiver; frames
+ * never leave the namespaces the test bed creates. Checksum offload and GSO/GRO must be
+ * off on the veths (the test bed does this) so that every frame is a complete packet.
+ *
+ * usage: tl_delay IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED]
+ * Exits cleanly on SIGTERM/SIGINT; prints counters to stderr on exit. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SLOTS 8192
+#define FRAME_MAX 2048
+
+struct slot {
+	uint64_t due_ns;
+	uint16_t len;
+	unsigned char data[FRAME_MAX];
+};
+
+/* One direction: frames read from `in` leave on `out` after `delay_ns`. */
+struct lane {
+	int in, out;
+	uint64_t delay_ns;
+	double loss;
+	struct slot *ring;
+	unsigned head, tail; /* head: next to send; tail: next free */
+	uint64_t forwarded, dropped_full, dropped_loss;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static int open_iface(const char *name)
+{
+	struct sockaddr_ll sll;
+	struct packet_mreq mr;
+	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	unsigned idx = if_nametoindex(name);
+
+	if (fd < 0 || !idx) {
+		fprintf(stderr, "tl_delay: cannot open %s: %s\n", name, strerror(errno));
+		exit(2);
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)idx;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) < 0) {
+		fprintf(stderr, "tl_delay: bind %s: %s\n", name, strerror(errno));
+		exit(2);
+	}
+	/* Frames addressed to the far side's MAC must be seen too. */
+	memset(&mr, 0, sizeof(mr));
+	mr.mr_ifindex = (int)idx;
+	mr.mr_type = PACKET_MR_PROMISC;
+	setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof(mr));
+	return fd;
+}
+
+/* Reads every waiting frame of a lane's input into its ring. */
+static void receive(struct lane *l, uint64_t now)
+{
+	for (;;) {
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		struct slot *s = &l->ring[l->tail % SLOTS];
+		ssize_t n = recvfrom(l->in, s->data, FRAME_MAX, MSG_DONTWAIT,
+				     (struct sockaddr *)&from, &fl);
+
+		if (n <= 0)
+			return;
+		if (from.sll_pkttype == PACKET_OUTGOING)
+			continue; /* our own transmissions on this interface */
+		if (l->loss > 0 && drand48() < l->loss) {
+			l->dropped_loss++;
+			continue;
+		}
+		if (l->tail - l->head >= SLOTS) {
+			l->dropped_full++;
+			continue;
+		}
+		s->len = (uint16_t)n;
+		s->due_ns = now + l->delay_ns;
+		l->tail++;
+	}
+}
+
+/* Sends the frames whose time has come; returns the next due time, or 0. */
+static uint64_t transmit(struct lane *l, uint64_t now)
+{
+	while (l->head != l->tail) {
+		struct slot *s = &l->ring[l->head % SLOTS];
+
+		if (s->due_ns > now)
+			return s->due_ns;
+		if (send(l->out, s->data, s->len, 0) == s->len)
+			l->forwarded++;
+		l->head++;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct lane lanes[2];
+	struct sigaction sa;
+	int a, b;
+
+	if (argc != 5 && argc != 7) {
+		fprintf(stderr, "usage: %s IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED]\n",
+			argv[0]);
+		return 2;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	a = open_iface(argv[1]);
+	b = open_iface(argv[2]);
+	memset(lanes, 0, sizeof(lanes));
+	lanes[0].in = a;
+	lanes[0].out = b;
+	lanes[0].delay_ns = strtoull(argv[3], NULL, 10) * 1000ull;
+	lanes[1].in = b;
+	lanes[1].out = a;
+	lanes[1].delay_ns = strtoull(argv[4], NULL, 10) * 1000ull;
+	if (argc == 7) {
+		lanes[0].loss = atof(argv[5]);
+		srand48(atol(argv[6]));
+	}
+	for (int i = 0; i < 2; i++) {
+		lanes[i].ring = calloc(SLOTS, sizeof(struct slot));
+		if (!lanes[i].ring)
+			return 2;
+	}
+	fprintf(stderr, "tl_delay: ready\n");
+	while (!stop) {
+		struct pollfd p[2] = { { a, POLLIN, 0 }, { b, POLLIN, 0 } };
+		uint64_t now = now_ns(), next = 0;
+		struct timespec ts, *tsp = NULL;
+
+		for (int i = 0; i < 2; i++) {
+			uint64_t due = transmit(&lanes[i], now);
+
+			if (due && (!next || due < next))
+				next = due;
+		}
+		if (next) {
+			uint64_t wait = next > now ? next - now : 0;
+
+			ts.tv_sec = (time_t)(wait / 1000000000ull);
+			ts.tv_nsec = (long)(wait % 1000000000ull);
+			tsp = &ts;
+		} else {
+			ts.tv_sec = 0;
+			ts.tv_nsec = 200000000; /* wake up to notice a stop signal */
+			tsp = &ts;
+		}
+		if (ppoll(p, 2, tsp, NULL) < 0 && errno != EINTR)
+			break;
+		now = now_ns();
+		if (p[0].revents & POLLIN)
+			receive(&lanes[0], now);
+		if (p[1].revents & POLLIN)
+			receive(&lanes[1], now);
+	}
+	fprintf(stderr,
+		"tl_delay: forwarded %llu/%llu, dropped (random) %llu, dropped (ring full) %llu/%llu\n",
+		(unsigned long long)lanes[0].forwarded, (unsigned long long)lanes[1].forwarded,
+		(unsigned long long)lanes[0].dropped_loss,
+		(unsigned long long)lanes[0].dropped_full,
+		(unsigned long long)lanes[1].dropped_full);
+	return 0;
+}

@@ -1,0 +1,124 @@
+"""The kernel ports (bpf/) and the namespace test bed (python/tcplab/testbed).
+
+Requires root and the packages of scripts/install-kernel-deps.sh (CI has both); the
+conformance replay needs only a C compiler."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tcplab import kernel
+from tcplab.errors import ScenarioError
+from tcplab.scenario import Scenario, link
+from tcplab.testbed import net, plan, run_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+VECTORS = ROOT / "tests" / "vectors"
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
+needs_tools = pytest.mark.skipif(
+    any(shutil.which(t) is None for t in ("clang", "bpftool", "iperf3", "tc", "make", "cc")),
+    reason="run scripts/install-kernel-deps.sh",
+)
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory):
+    out = tmp_path_factory.mktemp("kbuild")
+    os.environ["TCPLAB_KERNEL_BUILD"] = str(out)
+    kernel.build(harness=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def harnesses(tmp_path_factory):
+    """Every algorithm's BPF source compiled natively against bpf/mock (one make call)."""
+    if shutil.which("cc") is None or shutil.which("make") is None:
+        pytest.skip("no C compiler")
+    out = tmp_path_factory.mktemp("harness")
+    subprocess.run(["make", "-s", f"OUT={out}", "harness"], cwd=ROOT / "bpf", check=True)
+    return out
+
+
+@pytest.mark.parametrize("algo", kernel.OBJECTS)
+def test_conformance_with_the_rust_vectors(algo, harnesses):
+    """The BPF source, compiled natively against bpf/mock, replays the Rust trace."""
+    out = harnesses
+    vec = VECTORS / f"{algo}.txt"
+    assert vec.exists(), "vectors missing: cargo test -p tcplab kernel_vectors (module docs)"
+    p = subprocess.run([str(out / f"{algo}.harness"), str(vec)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout + p.stderr
+    passed = int(p.stdout.split(":")[1].split("passed")[0])
+    assert passed == sum(1 for _ in vec.open()), p.stdout
+
+
+def test_harness_detects_a_wrong_vector(harnesses, tmp_path):
+    """A vector whose expected window is off must fail the replay."""
+    out = harnesses
+    lines = (VECTORS / "tl_vegas.txt").read_text().splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("cong_avoid") and k > 300)
+    f = lines[i].split()
+    f[9] = f"{float(f[9]) + 1.0:.6f}"
+    lines[i] = " ".join(f)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(lines) + "\n")
+    p = subprocess.run([str(out / "tl_vegas.harness"), str(bad)], capture_output=True, text=True)
+    assert p.returncode == 1 and "1 failed" in p.stdout
+
+
+def test_plan_refuses_what_the_bed_cannot_do():
+    s = Scenario.dumbbell(1, link("10Mbps", "23ms", 100), duration=5)
+    s.add_flow("s0", "d0", {"name": "vegas", "alpha": 2})
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.cc"):
+        plan(s)
+    s = Scenario.dumbbell(1, link("10Mbps", "23ms", 100), duration=5)
+    s.add_flow("s0", "d0", "cubic")
+    with pytest.raises(ScenarioError, match="no kernel port"):
+        plan(s)
+    s = Scenario.dumbbell(2, link("10Mbps", "23ms", 60), duration=5)
+    s.add_flow("s0", "d0", "reno")
+    s.add_flow("s1", "d1", "code", start=1)
+    p = plan(s)
+    assert (p.buffer_packets, p.rate_bps, [f.kernel_cc for f in p.flows]) == (60, 1e7, ["tl_reno", "tl_code"])
+    assert p.delay_fwd == pytest.approx(0.025), "23 ms bottleneck + 2 x 1 ms access"
+
+
+@needs_root
+@needs_tools
+def test_every_algorithm_registers_carries_a_transfer_and_unregisters(built, tmp_path):
+    """Build, verifier, registration, a 5 s transfer through the test bed, unregistration."""
+    for algo in kernel.OBJECTS:
+        kernel.unload(algo)
+    s = Scenario.dumbbell(len(kernel.OBJECTS), link("20Mbps", "10ms", 100), duration=5)
+    for i, algo in enumerate(kernel.OBJECTS):
+        s.add_flow(f"s{i}", f"d{i}", algo.removeprefix("tl_"), name=algo)
+    r = run_scenario(s, out_dir=tmp_path, capture=True)
+    assert set(kernel.OBJECTS) <= set(kernel.loaded())
+    flows = r.flows.set_index("name")
+    for algo in kernel.OBJECTS:
+        assert flows.loc[algo, "kernel_cc"] == algo
+        assert flows.loc[algo, "bytes_delivered"] > 100_000, f"{algo} carried too little"
+    total = flows["goodput_bps"].sum()
+    assert 0.5 * 20e6 < total <= 20e6, f"bottleneck not respected: {total}"
+    assert flows["min_rtt"].min() >= 0.023, "propagation delay 2 x 12 ms missing"
+    assert (tmp_path / "bottleneck.pcap").stat().st_size > 10_000
+    assert not net.stale(), "namespaces left behind"
+    for algo in kernel.OBJECTS:
+        kernel.unload(algo)
+    assert not set(kernel.OBJECTS) & set(kernel.loaded())
+
+
+@needs_root
+@needs_tools
+def test_teardown_on_error(built):
+    with pytest.raises(RuntimeError, match="boom"):
+        with net.testbed(rate_bps=1e7, buffer_packets=10, mtu=1040, delay_exe=kernel.build_delay(),
+                         delay_fwd_us=1000, delay_rev_us=1000, loss=0.0, seed=1):
+            assert len(net.stale()) == 4
+            raise RuntimeError("boom")
+    assert not net.stale()
