@@ -23,6 +23,7 @@ build: setup
 
 system-deps:
 	bash scripts/install-system-deps.sh
+	bash scripts/install-kernel-deps.sh
 
 # The main job: every experiment of the five papers, then the report in report/index.html.
 run: build
@@ -40,7 +41,7 @@ lint: setup
 rust-test: system-deps
 	cargo test --workspace
 
-py-test: build
+py-test: build system-deps
 	$(BIN)/pytest -q
 
 test: lint rust-test py-test reproduce-quick
