@@ -1,0 +1,103 @@
+"""Hasegawa, Kurata & Murata (paper 003) experiments: scenarios, model helpers, and quick runs through
+the public sweep functions into a temporary store."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import tcplab
+from tcplab.executors import SerialExecutor
+from tcplab.experiments import hasegawa as h
+from tcplab.experiments import resolve
+from tcplab.store import ResultStore
+from tcplab.sweep import analyze, execute_plan, plan
+
+
+def test_every_entry_of_the_paper_is_registered():
+    names = {e.name for e in resolve(["hasegawa"])}
+    assert names == {
+        "hasegawa/fig3",
+        "hasegawa/fig4",
+        "hasegawa/fig6",
+        "hasegawa/fig7-8",
+        "hasegawa/fig9",
+        "hasegawa/fig11",
+        "hasegawa/fig12",
+    }
+
+
+def test_scenario_puts_each_flow_on_its_own_sender_and_validates():
+    sc = h.hasegawa_scenario(5, 10, 40, queue=h.zl_red(0.8, 40))
+    flows = sc.doc["flows"]
+    assert [f["src"] for f in flows] == [f"s{i}" for i in range(15)]
+    assert [f["cc"] == "reno" for f in flows] == [True] * 5 + [False] * 10
+    assert sc.doc["topology"]["bottleneck"]["queue"]["max_th"] == pytest.approx(24.0)
+    sc.validate()  # raises on a document the engine rejects
+
+
+def test_on_off_reno_schedule_replaces_random_starts():
+    sc = h.hasegawa_scenario(5, 1, 100, reno_schedule=h.RENO_ON, duration=1000.0, measure=(0.0, 1000.0))
+    reno, vegas = sc.doc["flows"][0], sc.doc["flows"][-1]
+    assert reno["schedule"] == h.RENO_ON and "start" not in reno
+    assert "schedule" not in vegas and vegas["start"] == {"uniform": [0.0, h.START_WINDOW]}
+    sc.validate()
+
+
+def test_base_rtt_is_what_a_lone_flow_measures_through_an_empty_queue():
+    sc = h.hasegawa_scenario(0, 1, 100, duration=2.0, measure=(0.0, 2.0))
+    flow = tcplab.run(sc).flows.iloc[0]
+    assert flow["min_rtt"] == pytest.approx(h.BASE_RTT, abs=1e-5)
+
+
+def test_droptail_model_is_undefined_where_vegas_alone_fills_pipe_and_buffer():
+    # Nv = 10: W_v = 20 packets; 2 tau mu = 2.34 packets, so B = 17 leaves Reno no room.
+    m = h.droptail_model_kbps(5, 10, [17, 18, 100])
+    assert math.isnan(m["reno_kbps"].iloc[0])
+    assert m["reno_kbps"].iloc[1] > 0
+    # The two kinds share the link: 5 Reno + 10 Vegas per-flow rates add up to the goodput capacity.
+    total = 5 * m["reno_kbps"].iloc[2] + 10 * m["vegas_kbps"].iloc[2]
+    assert total == pytest.approx(h.CAPACITY_KBPS)
+
+
+def test_red_model_gives_vegas_more_at_larger_p():
+    low = h.red_model_kbps(5, 5, 1 / 30)
+    high = h.red_model_kbps(5, 5, 1 / 10)
+    assert high[1] / high[0] > low[1] / low[0]
+
+
+@pytest.fixture(scope="module")
+def quick_outcomes(tmp_path_factory):
+    exps = resolve(["hasegawa/fig3", "hasegawa/fig7-8"])
+    planned = plan(exps, quick=True)
+    store = ResultStore(tmp_path_factory.mktemp("store"))
+    execute_plan(planned, store, SerialExecutor(), show_progress=False)
+    return {o.experiment.name: o for o in analyze(exps, planned, store, quick=True)}
+
+
+def test_fig3_quick_reports_table_figure_and_evaluated_claims(quick_outcomes):
+    out = quick_outcomes["hasegawa/fig3"]
+    (table,) = out.tables.values()
+    assert len(table) == len(h.CASES) * len(h.QUICK.buffers)
+    assert {"reno_kbps", "vegas_kbps", "model_reno_kbps", "share_error"} <= set(table.columns)
+    # Per-flow goodput times flow counts cannot exceed the bottleneck's goodput capacity.
+    per_run = table["n_reno"] * table["reno_kbps"] + table["n_vegas"] * table["vegas_kbps"]
+    assert (per_run <= h.CAPACITY_KBPS * 1.01).all()
+    assert [f.name for f in out.figures] == ["fig3"]
+    assert out.claims and all(c.passed is not None for c in out.claims)
+    large = next(c for c in out.claims if c.text.startswith("With a large buffer"))
+    assert large.passed, large.detail
+
+
+def test_fig7_quick_tracks_the_reno_phases(quick_outcomes):
+    out = quick_outcomes["hasegawa/fig7-8"]
+    (table,) = out.tables.values()
+    assert set(table["algorithm"]) == {"Vegas", "Vegas+"}
+    vegas = table[table["algorithm"] == "Vegas"]
+    # Alone on the link, Vegas fills it; with five Reno flows it gets far less.
+    alone = vegas[~vegas["reno_on"]]["kbps"].min()
+    shared = vegas[vegas["reno_on"]]["kbps"].max()
+    assert alone > 0.9 * h.CAPACITY_KBPS
+    assert shared < 0.5 * alone
+    assert {f.name for f in out.figures} == {"fig7", "fig8"}
+    assert any("aggressive mode" in n for n in out.notes)
