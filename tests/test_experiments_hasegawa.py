@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 import tcplab
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import hasegawa as h

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import resolve
 from tcplab.experiments.base import Claim, Outcome

@@ -120,7 +120,9 @@ def unload(name: str) -> str:
     return kname
 
 
-app = typer.Typer(help="tcplab's algorithms as Linux BPF congestion controls (needs root).", no_args_is_help=True)
+app = typer.Typer(
+    help="tcplab's algorithms as Linux BPF congestion controls (needs root).", no_args_is_help=True
+)
 
 
 def _guard(fn, *args):
@@ -132,7 +134,9 @@ def _guard(fn, *args):
 
 
 @app.command("build")
-def build_cmd(harness: Annotated[bool, typer.Option(help="Also build the native conformance harnesses.")] = False) -> None:
+def build_cmd(
+    harness: Annotated[bool, typer.Option(help="Also build the native conformance harnesses.")] = False,
+) -> None:
     """Compile every algorithm to a BPF object."""
     out = _guard(build, harness)
     typer.echo(f"built {', '.join(OBJECTS)} in {out}")

@@ -85,13 +85,10 @@ class ResultStore:
         return removed
 
     def load(self, key: str) -> Result:
+        """The stored run; each table is read from disk the first time it is used."""
         d = self._dir(key)
         meta = json.loads((d / "meta.json").read_text())
-        frames = {}
-        for name in TABLES:
-            p = d / f"{name}.parquet"
-            frames[name] = pd.read_parquet(p) if p.exists() else None
-        return Result(meta=meta["run_meta"], **frames)
+        return StoredResult(d, meta["run_meta"])
 
     def info(self, key: str) -> dict[str, Any]:
         return json.loads((self._dir(key) / "meta.json").read_text())
@@ -142,6 +139,22 @@ class ResultStore:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         out.to_parquet(path, index=False)
         return len(out)
+
+
+class StoredResult(Result):
+    """A stored run whose tables load lazily: most analyses read only `flows`."""
+
+    def __init__(self, directory: Path, meta: dict[str, Any]):
+        self._directory = directory
+        self.meta = meta
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in TABLES:
+            raise AttributeError(name)
+        path = self._directory / f"{name}.parquet"
+        table = pd.read_parquet(path) if path.exists() else None
+        setattr(self, name, table)
+        return table
 
 
 def _alive(pid: int) -> bool:

@@ -12,7 +12,9 @@ from . import net
 from .compare import compare as compare_runs
 from .runner import run_scenario
 
-app = typer.Typer(help="Run scenarios on real Linux TCP in network namespaces (needs root).", no_args_is_help=True)
+app = typer.Typer(
+    help="Run scenarios on real Linux TCP in network namespaces (needs root).", no_args_is_help=True
+)
 
 
 def _fail(message: str) -> None:

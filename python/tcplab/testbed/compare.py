@@ -14,8 +14,9 @@ from .runner import run_scenario
 COLUMNS = ["goodput_bps", "retransmissions", "mean_rtt", "min_rtt"]
 
 
-def compare(scenario: Scenario | dict[str, Any] | str | Path, out_dir: str | Path | None = None,
-            capture: bool = False) -> pd.DataFrame:
+def compare(
+    scenario: Scenario | dict[str, Any] | str | Path, out_dir: str | Path | None = None, capture: bool = False
+) -> pd.DataFrame:
     """Runs ``scenario`` on the kernel test bed and in the simulator; returns one row per
     flow with ``<column>_kernel`` and ``<column>_sim`` for the shared columns."""
     from ..runner import run  # the engine, imported late so the test bed works without it

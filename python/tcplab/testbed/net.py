@@ -16,10 +16,10 @@ import os
 import signal
 import subprocess
 import time
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 PREFIX = "tlb"
 SENDER_ADDR = "10.201.1.1"
@@ -61,17 +61,56 @@ class Bed:
 
 
 def _quiet_offloads(bed: Bed, role: str, dev: str) -> None:
-    bed.run(role, "ethtool", "-K", dev, "tx", "off", "rx", "off", "gso", "off", "tso", "off", "gro", "off", check=False)
+    bed.run(
+        role,
+        "ethtool",
+        "-K",
+        dev,
+        "tx",
+        "off",
+        "rx",
+        "off",
+        "gso",
+        "off",
+        "tso",
+        "off",
+        "gro",
+        "off",
+        check=False,
+    )
 
 
-def build(bed: Bed, rate_bps: float, buffer_packets: int, mtu: int, delay_exe: Path,
-          delay_fwd_us: int, delay_rev_us: int, loss: float, seed: int) -> None:
+def build(
+    bed: Bed,
+    rate_bps: float,
+    buffer_packets: int,
+    mtu: int,
+    delay_exe: Path,
+    delay_fwd_us: int,
+    delay_rev_us: int,
+    loss: float,
+    seed: int,
+) -> None:
     for role in ("s", "r", "d", "h"):
         sh("ip", "netns", "add", bed.ns(role))
         bed.run(role, "ip", "link", "set", "lo", "up")
     pairs = [("s", "s0", "r", "r0"), ("r", "r1", "d", "da"), ("d", "db", "h", "h0")]
     for a, da, b, db in pairs:
-        sh("ip", "link", "add", da, "netns", bed.ns(a), "type", "veth", "peer", "name", db, "netns", bed.ns(b))
+        sh(
+            "ip",
+            "link",
+            "add",
+            da,
+            "netns",
+            bed.ns(a),
+            "type",
+            "veth",
+            "peer",
+            "name",
+            db,
+            "netns",
+            bed.ns(b),
+        )
     for role, dev in (("s", "s0"), ("r", "r0"), ("r", "r1"), ("d", "da"), ("d", "db"), ("h", "h0")):
         bed.run(role, "ip", "link", "set", dev, "mtu", str(mtu), "up")
         _quiet_offloads(bed, role, dev)
@@ -84,10 +123,39 @@ def build(bed: Bed, rate_bps: float, buffer_packets: int, mtu: int, delay_exe: P
     bed.run("r", "sysctl", "-qw", "net.ipv4.ip_forward=1")
     # The bottleneck: TBF for the rate, a pfifo child for the buffer in packets.
     burst = max(2 * (mtu + 14), int(rate_bps / 8 / 1000))
-    bed.run("r", "tc", "qdisc", "add", "dev", "r1", "root", "handle", "1:", "tbf",
-            "rate", f"{int(rate_bps)}bit", "burst", str(burst), "limit", str(10 * burst + 100000))
-    bed.run("r", "tc", "qdisc", "add", "dev", "r1", "parent", "1:1", "handle", "10:", "pfifo",
-            "limit", str(buffer_packets))
+    bed.run(
+        "r",
+        "tc",
+        "qdisc",
+        "add",
+        "dev",
+        "r1",
+        "root",
+        "handle",
+        "1:",
+        "tbf",
+        "rate",
+        f"{int(rate_bps)}bit",
+        "burst",
+        str(burst),
+        "limit",
+        str(10 * burst + 100000),
+    )
+    bed.run(
+        "r",
+        "tc",
+        "qdisc",
+        "add",
+        "dev",
+        "r1",
+        "parent",
+        "1:1",
+        "handle",
+        "10:",
+        "pfifo",
+        "limit",
+        str(buffer_packets),
+    )
     cmd = [str(delay_exe), "da", "db", str(delay_fwd_us), str(delay_rev_us)]
     if loss > 0:
         cmd += [repr(loss), str(seed)]
@@ -119,10 +187,8 @@ def teardown(bed: Bed) -> None:
 def _delete_ns(name: str) -> None:
     pids = sh("ip", "netns", "pids", name, check=False).stdout.split()
     for pid in pids:
-        try:
+        with suppress(ProcessLookupError, ValueError):
             os.kill(int(pid), signal.SIGKILL)
-        except (ProcessLookupError, ValueError):
-            pass
     sh("ip", "netns", "delete", name, check=False)
 
 

@@ -91,7 +91,9 @@ def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
         raise _unsupported("topology.bottleneck.queue.kind", repr(bn["queue"].get("kind")))
     rate = rate_bps(bn.get("rate"), "topology.bottleneck.rate")
     if not 1e5 <= rate <= 1e9:
-        raise ScenarioError("topology.bottleneck.rate", f"{rate} b/s is out of range; allowed: 100 kb/s to 1 Gb/s")
+        raise ScenarioError(
+            "topology.bottleneck.rate", f"{rate} b/s is out of range; allowed: 100 kb/s to 1 Gb/s"
+        )
     buffer = int(bn.get("buffer", 100))
     if not 1 <= buffer <= 100000:
         raise ScenarioError("topology.bottleneck.buffer", f"{buffer} is out of range; allowed: 1 to 100000")
@@ -108,7 +110,9 @@ def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
             raise ScenarioError("topology.bottleneck.loss.p", f"{loss} is out of range; allowed: 0 to <1")
     one_way = bdelay + 2 * adelay  # access in, bottleneck, access out
     if not 0.0 <= one_way <= 1.0:
-        raise ScenarioError("topology.bottleneck.delay", f"{one_way} s one way is out of range; allowed: 0 to 1 s")
+        raise ScenarioError(
+            "topology.bottleneck.delay", f"{one_way} s one way is out of range; allowed: 0 to 1 s"
+        )
     duration = seconds(sim.get("duration"), "simulation.duration")
     if not 1.0 <= duration <= 3600:
         raise ScenarioError("simulation.duration", f"{duration} is out of range; allowed: 1 to 3600 s")
@@ -140,9 +144,13 @@ def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
                 raise _unsupported(f"{where}.{key}", "this key")
         cc = f["cc"] if isinstance(f["cc"], str) else f["cc"].get("name")
         if not isinstance(f["cc"], str) and len(f["cc"]) > 1:
-            raise _unsupported(f"{where}.cc", "algorithm parameters (the kernel ports use the papers' defaults)")
+            raise _unsupported(
+                f"{where}.cc", "algorithm parameters (the kernel ports use the papers' defaults)"
+            )
         if cc not in KERNEL_NAMES:
-            raise ScenarioError(f"{where}.cc", f"{cc!r} has no kernel port; known: {', '.join(sorted(KERNEL_NAMES))}")
+            raise ScenarioError(
+                f"{where}.cc", f"{cc!r} has no kernel port; known: {', '.join(sorted(KERNEL_NAMES))}"
+            )
         src, dst = str(f["src"]), str(f["dst"])
         if not (src.startswith("s") and dst == "d" + src[1:]):
             raise _unsupported(f"{where}.src", f"a flow {src} -> {dst} (only s_i -> d_i)")

@@ -57,17 +57,34 @@ def run_plan(p: TestbedPlan, out_dir: str | Path | None = None, capture: bool = 
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
     with net.testbed(
-        rate_bps=p.rate_bps, buffer_packets=p.buffer_packets, mtu=mtu, delay_exe=delay_exe,
-        delay_fwd_us=int(round(p.delay_fwd * 1e6)), delay_rev_us=int(round(p.delay_rev * 1e6)),
-        loss=p.loss_data, seed=p.seed,
+        rate_bps=p.rate_bps,
+        buffer_packets=p.buffer_packets,
+        mtu=mtu,
+        delay_exe=delay_exe,
+        delay_fwd_us=int(round(p.delay_fwd * 1e6)),
+        delay_rev_us=int(round(p.delay_rev * 1e6)),
+        loss=p.loss_data,
+        seed=p.seed,
     ) as bed:
         dump = None
         if capture and out is not None:
-            dump = bed.spawn("r", "tcpdump", "-i", "r1", "-s", "128", "-w", str(out / "bottleneck.pcap"),
-                             "-U", stdout=subprocess.DEVNULL)
+            dump = bed.spawn(
+                "r",
+                "tcpdump",
+                "-i",
+                "r1",
+                "-s",
+                "128",
+                "-w",
+                str(out / "bottleneck.pcap"),
+                "-U",
+                stdout=subprocess.DEVNULL,
+            )
         servers = []
         for i, _ in enumerate(p.flows):
-            servers.append(bed.spawn("h", "iperf3", "-s", "-1", "-J", "-i", str(INTERVAL), "-p", str(BASE_PORT + i)))
+            servers.append(
+                bed.spawn("h", "iperf3", "-s", "-1", "-J", "-i", str(INTERVAL), "-p", str(BASE_PORT + i))
+            )
         time.sleep(0.3)
         clients: list[subprocess.Popen | None] = [None] * len(p.flows)
         t0 = time.monotonic()
@@ -76,15 +93,28 @@ def run_plan(p: TestbedPlan, out_dir: str | Path | None = None, capture: bool = 
             time.sleep(max(0.0, t0 + f.start - time.monotonic()))
             length = max(1, int(round(f.stop - f.start)))
             clients[i] = bed.spawn(
-                "s", "iperf3", "-c", net.RECEIVER_ADDR, "-p", str(BASE_PORT + i), "-t", str(length),
-                "-C", f.kernel_cc, "-J", "-i", str(INTERVAL),
+                "s",
+                "iperf3",
+                "-c",
+                net.RECEIVER_ADDR,
+                "-p",
+                str(BASE_PORT + i),
+                "-t",
+                str(length),
+                "-C",
+                f.kernel_cc,
+                "-J",
+                "-i",
+                str(INTERVAL),
             )
         reports = []
         for i, c in enumerate(clients):
             assert c is not None
             cout, cerr = c.communicate(timeout=p.duration + 60)
             sout, _ = servers[i].communicate(timeout=30)
-            reports.append((_json(cout, f"iperf3 client {i} ({cerr.strip()})"), _json(sout, f"iperf3 server {i}")))
+            reports.append(
+                (_json(cout, f"iperf3 client {i} ({cerr.strip()})"), _json(sout, f"iperf3 server {i}"))
+            )
         if dump is not None:
             dump.terminate()
             dump.wait(timeout=5)
@@ -106,23 +136,51 @@ def _records(p: TestbedPlan, reports, qstats: str, out: Path | None) -> Result:
             t = f.start + st["end"]
             cwnd = st.get("snd_cwnd", 0) / p.mss
             cwnds.append(cwnd)
-            series.append({"time": t, "flow": i, "cwnd": cwnd, "ssthresh": np.nan,
-                           "srtt": st.get("rtt", 0) / 1e6, "in_flight": np.nan,
-                           "bytes_delivered": np.nan})
-        rows.append({
-            "id": i, "name": f.name, "cc": f.cc, "recovery": "kernel", "src": f"s{f.pair}",
-            "dst": f"d{f.pair}", "start": f.start, "goodput_bps": goodput, "bytes_delivered": total,
-            "retransmissions": client.get("end", {}).get("sum_sent", {}).get("retransmits", np.nan),
-            "mean_rtt": sender.get("mean_rtt", np.nan) / 1e6, "min_rtt": sender.get("min_rtt", np.nan) / 1e6,
-            "final_cwnd": cwnds[-1] if cwnds else np.nan, "kernel_cc": f.kernel_cc,
-        })
+            series.append(
+                {
+                    "time": t,
+                    "flow": i,
+                    "cwnd": cwnd,
+                    "ssthresh": np.nan,
+                    "srtt": st.get("rtt", 0) / 1e6,
+                    "in_flight": np.nan,
+                    "bytes_delivered": np.nan,
+                }
+            )
+        rows.append(
+            {
+                "id": i,
+                "name": f.name,
+                "cc": f.cc,
+                "recovery": "kernel",
+                "src": f"s{f.pair}",
+                "dst": f"d{f.pair}",
+                "start": f.start,
+                "goodput_bps": goodput,
+                "bytes_delivered": total,
+                "retransmissions": client.get("end", {}).get("sum_sent", {}).get("retransmits", np.nan),
+                "mean_rtt": sender.get("mean_rtt", np.nan) / 1e6,
+                "min_rtt": sender.get("min_rtt", np.nan) / 1e6,
+                "final_cwnd": cwnds[-1] if cwnds else np.nan,
+                "kernel_cc": f.kernel_cc,
+            }
+        )
     links = []
     try:
         for q in json.loads(qstats):
             if q.get("kind") == "pfifo":
-                links.append({"id": 0, "name": "r1->delay", "queue": "pfifo", "rate_bps": p.rate_bps,
-                              "delay": p.delay_fwd, "packets_sent": q.get("packets"),
-                              "bytes_sent": q.get("bytes"), "drops_buffer_overflow": q.get("drops")})
+                links.append(
+                    {
+                        "id": 0,
+                        "name": "r1->delay",
+                        "queue": "pfifo",
+                        "rate_bps": p.rate_bps,
+                        "delay": p.delay_fwd,
+                        "packets_sent": q.get("packets"),
+                        "bytes_sent": q.get("bytes"),
+                        "drops_buffer_overflow": q.get("drops"),
+                    }
+                )
     except json.JSONDecodeError:
         pass
     tables: dict[str, Any] = {name: pd.DataFrame() for name in TABLES}
@@ -130,17 +188,26 @@ def _records(p: TestbedPlan, reports, qstats: str, out: Path | None) -> Result:
     tables["series"] = pd.DataFrame(series)
     tables["links"] = pd.DataFrame(links)
     if out is not None and (out / "bottleneck.pcap").exists():
-        tables["traces"] = pd.DataFrame([{"link": 0, "file": str(out / "bottleneck.pcap"), "packets": np.nan}])
+        tables["traces"] = pd.DataFrame(
+            [{"link": 0, "file": str(out / "bottleneck.pcap"), "packets": np.nan}]
+        )
     tables["frames"] = None
     tables["events"] = None
-    meta = {"backend": "kernel-testbed", "duration": p.duration, "measure": list(p.measure),
-            "seed": p.seed, "delay_one_way": p.delay_fwd, "rate_bps": p.rate_bps,
-            "buffer_packets": p.buffer_packets}
+    meta = {
+        "backend": "kernel-testbed",
+        "duration": p.duration,
+        "measure": list(p.measure),
+        "seed": p.seed,
+        "delay_one_way": p.delay_fwd,
+        "rate_bps": p.rate_bps,
+        "buffer_packets": p.buffer_packets,
+    }
     return Result(meta=meta, **tables)
 
 
-def run_scenario(scenario: Scenario | dict[str, Any] | str | Path, out_dir: str | Path | None = None,
-                 capture: bool = True) -> Result:
+def run_scenario(
+    scenario: Scenario | dict[str, Any] | str | Path, out_dir: str | Path | None = None, capture: bool = True
+) -> Result:
     """Runs a simulator scenario (the supported subset, see ``plan``) on the kernel test bed.
 
     Returns a :class:`tcplab.result.Result` whose ``flows`` table has the simulator's columns
