@@ -231,7 +231,8 @@ impl World {
         if lost {
             self.drop_packet(p, l, DropCause::RandomLoss);
         } else {
-            self.sched.schedule(arrive_at, Event::Arrive(p));
+            // Arrivals on one link come in time order: a FIFO lane keeps the heap small.
+            self.sched.schedule_fifo(l, arrive_at, Event::Arrive(p));
         }
     }
 
