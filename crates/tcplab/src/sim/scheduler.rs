@@ -1,73 +1,47 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence).
+//! The event queue: a min-heap ordered by (time, insertion sequence).
 //!
 //! Ties at the same nanosecond are broken by insertion order, which makes every run
 //! deterministic without depending on heap internals.
 //!
-//! FIFO lanes keep the heap small. Most events are packets arriving at the far end of a
-//! link, and on one link they are scheduled in time order (constant propagation delay
-//! after transmissions that end in order). [`Scheduler::schedule_fifo`] queues such an
-//! event behind the others of its lane in a ring buffer and keeps only the lane's head in
-//! the heap, so the heap holds about one event per link and timer instead of one per
-//! packet in flight. The pop order is exactly that of a single heap: every lane is sorted
-//! by (time, sequence), and its smallest entry is always in the heap.
+//! Two things keep it fast when thousands of packets are in flight:
+//! - FIFO lanes. Most events are packets arriving at the far end of a link after its
+//!   propagation delay, and arrivals after the same delay are scheduled in time order.
+//!   [`Scheduler::schedule_fifo`] queues such an event in its lane's ring buffer and keeps
+//!   only the lane's head in the heap, so the heap holds about one entry per busy
+//!   transmitter and timer rather than one per packet in flight.
+//! - Small heap entries. The heap is 4-ary and holds 24-byte keys (time, sequence, slot);
+//!   events wait in a slab or in their lane, so sifting moves keys, not packets.
+//!
+//! The pop order is exactly that of a plain heap of all events: every lane is sorted by
+//! (time, sequence) and its smallest entry is always in the heap.
 
 use super::Time;
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
-/// Marks a heap entry that belongs to no lane.
-const NO_LANE: u32 = u32::MAX;
+/// Children per heap node.
+const ARITY: usize = 4;
+/// Set in a key's slot for a lane head; the other bits are the lane number.
+const LANE_BIT: u32 = 1 << 31;
 
-struct Entry<E> {
+/// A heap entry: when, tie-break, and where the event waits (slab index or lane).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
     at: Time,
     seq: u64,
-    /// The lane this entry heads, or `NO_LANE`.
-    lane: u32,
-    event: E,
+    slot: u32,
 }
 
-/// One lane: the entries behind its head, and the key of its last entry.
+/// One lane: its events in order (the first is the one whose key is in the heap).
 struct Lane<E> {
-    waiting: VecDeque<Entry<E>>,
-    /// Whether the lane's head is in the heap.
-    active: bool,
-    tail_at: Time,
-}
-
-impl<E> Default for Lane<E> {
-    fn default() -> Self {
-        Lane {
-            waiting: VecDeque::new(),
-            active: false,
-            tail_at: Time::ZERO,
-        }
-    }
-}
-
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
-    }
-}
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .at
-            .cmp(&self.at)
-            .then_with(|| other.seq.cmp(&self.seq))
-    }
+    events: VecDeque<(Time, u64, E)>,
 }
 
 /// A deterministic discrete-event scheduler.
 pub struct Scheduler<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<Key>,
+    /// Events scheduled outside lanes, by slot; `free` lists the empty slots.
+    slab: Vec<Option<E>>,
+    free: Vec<u32>,
     lanes: Vec<Lane<E>>,
     next_seq: u64,
     popped: u64,
@@ -82,7 +56,9 @@ impl<E> Default for Scheduler<E> {
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
         Scheduler {
-            heap: BinaryHeap::with_capacity(1024),
+            heap: Vec::with_capacity(1024),
+            slab: Vec::new(),
+            free: Vec::new(),
             lanes: Vec::new(),
             next_seq: 0,
             popped: 0,
@@ -97,65 +73,85 @@ impl<E> Scheduler<E> {
 
     pub fn schedule(&mut self, at: Time, event: E) {
         let seq = self.take_seq();
-        self.heap.push(Entry {
-            at,
-            seq,
-            lane: NO_LANE,
-            event,
-        });
+        self.schedule_keyed(at, seq, event);
     }
 
-    /// Schedules `event` in FIFO lane `lane` (any small integer, e.g. a link id). Pops in
-    /// the same order as [`Scheduler::schedule`]; cheaper when a lane's events come in
-    /// time order. An event earlier than the lane's last one goes to the heap directly.
+    fn schedule_keyed(&mut self, at: Time, seq: u64, event: E) {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slab[s as usize] = Some(event);
+                s
+            }
+            None => {
+                self.slab.push(Some(event));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        assert!(slot < LANE_BIT, "more than 2^31 pending events");
+        self.push_key(Key { at, seq, slot });
+    }
+
+    /// Schedules `event` in FIFO lane `lane` (a small integer chosen by the caller, e.g.
+    /// one per propagation delay). Pops in the same order as [`Scheduler::schedule`];
+    /// cheaper when a lane's events come in time order. An event earlier than its lane's
+    /// last one goes to the heap directly.
     pub fn schedule_fifo(&mut self, lane: u32, at: Time, event: E) {
+        assert!(lane < LANE_BIT, "lane number too large");
         let seq = self.take_seq();
         let i = lane as usize;
         if i >= self.lanes.len() {
-            self.lanes.resize_with(i + 1, Lane::default);
+            self.lanes.resize_with(i + 1, || Lane {
+                events: VecDeque::new(),
+            });
         }
         let l = &mut self.lanes[i];
-        let entry = Entry {
-            at,
-            seq,
-            lane,
-            event,
-        };
-        if !l.active {
-            l.active = true;
-            l.tail_at = at;
-            self.heap.push(entry);
-        } else if at >= l.tail_at {
-            l.tail_at = at;
-            l.waiting.push_back(entry);
-        } else {
-            self.heap.push(Entry {
-                lane: NO_LANE,
-                ..entry
-            });
+        match l.events.back() {
+            None => {
+                l.events.push_back((at, seq, event));
+                self.push_key(Key {
+                    at,
+                    seq,
+                    slot: LANE_BIT | lane,
+                });
+            }
+            Some(&(tail, _, _)) if at >= tail => l.events.push_back((at, seq, event)),
+            Some(_) => self.schedule_keyed(at, seq, event),
         }
     }
 
     /// Removes and returns the earliest event, if any.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let e = self.heap.pop()?;
+        let top = *self.heap.first()?;
         self.popped += 1;
-        if e.lane != NO_LANE {
-            let l = &mut self.lanes[e.lane as usize];
-            match l.waiting.pop_front() {
-                Some(next) => self.heap.push(next),
-                None => l.active = false,
+        if top.slot & LANE_BIT != 0 {
+            let lane = &mut self.lanes[(top.slot & !LANE_BIT) as usize];
+            let (at, _, event) = lane.events.pop_front().expect("a lane head has an event");
+            match lane.events.front() {
+                // The lane's next event takes the root's place: one sift instead of two.
+                Some(&(next_at, next_seq, _)) => self.replace_top(Key {
+                    at: next_at,
+                    seq: next_seq,
+                    slot: top.slot,
+                }),
+                None => self.remove_top(),
             }
+            Some((at, event))
+        } else {
+            self.remove_top();
+            let event = self.slab[top.slot as usize]
+                .take()
+                .expect("slot holds an event");
+            self.free.push(top.slot);
+            Some((top.at, event))
         }
-        Some((e.at, e.event))
     }
 
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.first().map(|k| k.at)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(|l| l.waiting.len()).sum::<usize>()
+        self.slab.len() - self.free.len() + self.lanes.iter().map(|l| l.events.len()).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -169,10 +165,57 @@ impl<E> Scheduler<E> {
 
     /// Iterates over pending events in no particular order (for end-of-run accounting).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.heap
-            .iter()
-            .chain(self.lanes.iter().flat_map(|l| l.waiting.iter()))
-            .map(|e| &e.event)
+        self.slab.iter().flatten().chain(
+            self.lanes
+                .iter()
+                .flat_map(|l| l.events.iter().map(|(_, _, e)| e)),
+        )
+    }
+
+    fn push_key(&mut self, key: Key) {
+        self.heap.push(key);
+        let mut i = self.heap.len() - 1;
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if self.heap[parent] <= key {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = key;
+    }
+
+    fn remove_top(&mut self) {
+        let last = self.heap.pop().expect("non-empty heap");
+        if !self.heap.is_empty() {
+            self.replace_top(last);
+        }
+    }
+
+    /// Puts `key` at the root and sifts it down to its place.
+    fn replace_top(&mut self, key: Key) {
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let first = i * ARITY + 1;
+            if first >= n {
+                break;
+            }
+            let end = (first + ARITY).min(n);
+            let mut min = first;
+            for c in first + 1..end {
+                if self.heap[c] < self.heap[min] {
+                    min = c;
+                }
+            }
+            if key <= self.heap[min] {
+                break;
+            }
+            self.heap[i] = self.heap[min];
+            i = min;
+        }
+        self.heap[i] = key;
     }
 }
 
@@ -204,43 +247,63 @@ mod tests {
         assert_eq!(s.len(), 3);
     }
 
+    /// The reference: a list searched for its smallest (time, sequence) on every pop.
+    #[derive(Default)]
+    struct Reference {
+        events: Vec<(Time, u64, usize)>,
+        next_seq: u64,
+    }
+
+    impl Reference {
+        fn schedule(&mut self, at: Time, id: usize) {
+            self.events.push((at, self.next_seq, id));
+            self.next_seq += 1;
+        }
+        fn pop(&mut self) -> Option<(Time, usize)> {
+            let i = (0..self.events.len()).min_by_key(|&i| (self.events[i].0, self.events[i].1))?;
+            let (at, _, id) = self.events.swap_remove(i);
+            Some((at, id))
+        }
+    }
+
     proptest::proptest! {
-        /// Lanes change nothing about the pop order: the same operations on a scheduler
-        /// that uses only the heap give the same sequence, including for lane events
-        /// scheduled out of time order and events scheduled while popping.
+        /// The heap and its lanes pop in (time, insertion) order, whatever the mix of lane
+        /// and plain events, including lane events scheduled out of time order and events
+        /// scheduled while popping.
         #[test]
-        fn lanes_pop_in_heap_order(
-            ops in proptest::collection::vec((0u64..50, 0u32..4, proptest::bool::ANY, 0u8..3), 1..200)
+        fn pops_like_a_sorted_list(
+            ops in proptest::collection::vec((0u64..50, 0u32..4, proptest::bool::ANY, 0u8..3), 1..300)
         ) {
-            let mut with_lanes = Scheduler::new();
-            let mut heap_only = Scheduler::new();
+            let mut sched = Scheduler::new();
+            let mut reference = Reference::default();
             let mut now = 0u64;
-            let (mut a, mut b) = (Vec::new(), Vec::new());
             for (i, &(dt, lane, fifo, pops)) in ops.iter().enumerate() {
                 let at = Time(now + dt);
                 if fifo {
-                    with_lanes.schedule_fifo(lane, at, i);
+                    sched.schedule_fifo(lane, at, i);
                 } else {
-                    with_lanes.schedule(at, i);
+                    sched.schedule(at, i);
                 }
-                heap_only.schedule(at, i);
+                reference.schedule(at, i);
+                proptest::prop_assert_eq!(sched.len(), reference.events.len());
                 for _ in 0..pops {
-                    let x = with_lanes.pop();
-                    let y = heap_only.pop();
-                    if let Some((t, _)) = x {
+                    let got = sched.pop();
+                    proptest::prop_assert_eq!(got, reference.pop());
+                    if let Some((t, _)) = got {
                         now = t.0;
                     }
-                    a.push(x);
-                    b.push(y);
                 }
             }
-            while let Some(x) = with_lanes.pop() {
-                a.push(Some(x));
+            let mut pending: Vec<usize> = sched.pending().copied().collect();
+            let mut expected: Vec<usize> = reference.events.iter().map(|e| e.2).collect();
+            pending.sort_unstable();
+            expected.sort_unstable();
+            proptest::prop_assert_eq!(pending, expected);
+            while let Some(got) = sched.pop() {
+                proptest::prop_assert_eq!(Some(got), reference.pop());
             }
-            while let Some(y) = heap_only.pop() {
-                b.push(Some(y));
-            }
-            proptest::prop_assert_eq!(a, b);
+            proptest::prop_assert!(reference.pop().is_none());
+            proptest::prop_assert!(sched.is_empty());
         }
     }
 }
