@@ -83,6 +83,35 @@ def build() -> None:
     )
 
 
+def build_baseline(rev: str) -> Path:
+    """tcplab's bench_scenario at git revision `rev` (today's example file, that
+    revision's engine), built in bench/out so the working tree is untouched."""
+    target = OUT / "baseline-target"
+    src = OUT / f"baseline-{rev}"
+    binary = target / "release" / "examples" / "bench_scenario"
+    stamp = src / ".built"
+    if not (stamp.exists() and binary.exists() and stamp.read_text() == rev):
+        print(f"building the baseline engine at {rev} ...", flush=True)
+        shutil.rmtree(src, ignore_errors=True)
+        src.mkdir(parents=True)
+        archive = subprocess.run(
+            ["git", "archive", rev], cwd=ROOT, check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        shutil.copy(
+            ROOT / "crates" / "tcplab" / "examples" / "bench_scenario.rs",
+            src / "crates" / "tcplab" / "examples" / "bench_scenario.rs",
+        )
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "-p", "tcplab", "--example", "bench_scenario"],
+            cwd=src,
+            check=True,
+            env={**os.environ, "CARGO_TARGET_DIR": str(target)},
+        )
+        stamp.write_text(rev)
+    return binary
+
+
 # ----------------------------------------------------------------------------- scenarios
 
 
@@ -222,6 +251,8 @@ def run_suite(args) -> dict:
     print("\n== tcplab vs ns-3 (same invocation, runs interleaved) ==", flush=True)
     results = {}
     for key, label in SUITE:
+        if key not in args.scenarios:
+            continue
         text = (BENCH / "scenarios" / f"{key}.toml").read_text()
         sc = tomllib.loads(text)
         if args.quick:
@@ -233,9 +264,13 @@ def run_suite(args) -> dict:
         if key in args.nosack:
             variants["ns3_nosack"] = ns3_args(sc, sack=False)
         runs = {"tcplab": [], **{v: [] for v in variants}}
+        if args.baseline_bin:
+            runs["tcplab_base"] = []
         for i in range(max(args.runs, args.ns3_runs)):
             if i < args.runs:
                 runs["tcplab"].append(measure_rusage(tl_cmd))
+                if args.baseline_bin:
+                    runs["tcplab_base"].append(measure_rusage([str(args.baseline_bin), str(path)]))
             if i < args.ns3_runs:
                 for v, a in variants.items():
                     runs[v].append(measure_rusage([str(NS3_BIN), *a]))
@@ -261,7 +296,7 @@ def print_suite(results: dict) -> None:
     print(hdr)
     print("-" * len(hdr))
     for key, res in results.items():
-        for sim in [k for k in ("tcplab", "ns3_sack", "ns3_nosack") if k in res]:
+        for sim in [k for k in ("tcplab", "tcplab_base", "ns3_sack", "ns3_nosack") if k in res]:
             r = res[sim]
             print(
                 f"{key:<10}{sim:<12}{r['wall_s']:>9.2f}{r['packets_delivered']:>16,}"
@@ -289,6 +324,19 @@ def print_suite(results: dict) -> None:
             f"{key:<10}{ratio['speed']:>21.1f}x{ratio['wall']:>12.4f}{ratio['memory']:>14.3f}"
             f"{ratio['goodput']:>10.3f}{ratio['packets']:>16.3f}{flag}"
         )
+    if any("tcplab_base" in res for res in results.values()):
+        print("\nthis engine against the baseline revision (same runs, interleaved):")
+        for key, res in results.items():
+            t, b = res["tcplab"], res["tcplab_base"]
+            res["ratios"]["speedup_vs_baseline"] = b["wall_s"] / t["wall_s"]
+            res["ratios"]["memory_vs_baseline"] = t["peak_rss_mib"] / b["peak_rss_mib"]
+            same = t["packets_delivered"] == b["packets_delivered"]
+            print(
+                f"  ({key}) speed-up {b['wall_s'] / t['wall_s']:.2f}x "
+                f"(wall {b['wall_s']:.2f} s -> {t['wall_s']:.2f} s), memory "
+                f"{b['peak_rss_mib']:.1f} -> {t['peak_rss_mib']:.1f} MiB, "
+                f"{'identical' if same else 'DIFFERENT'} packet counts"
+            )
 
 
 # ----------------------------------------------------------------------------- scaling
@@ -331,6 +379,16 @@ def run_scaling(args) -> dict:
             f"{r['wall_s'] / r['packets_delivered'] * 1e9:6.0f} ns/pkt",
             flush=True,
         )
+    a, b, dev = fit_line([r["flows"] for r in rows], [r["wall_s"] for r in rows])
+    ma, mb, mdev = fit_line([r["flows"] for r in rows], [r["peak_rss_mib"] for r in rows])
+    print(
+        f"  linear fits: wall = {a:.2f} s + {b * 1e3:.2f} ms per flow (max deviation {dev:.0%}); "
+        f"memory = {ma:.1f} MiB + {mb * 1024:.1f} KiB per flow (max deviation {mdev:.0%})"
+    )
+    print(
+        "  events per packet delivered: "
+        + ", ".join(f"{r['flows']}: {r['events'] / r['packets_delivered']:.2f}" for r in rows)
+    )
     big = [r for r in rows if r["flows"] >= 100]
     exps = {
         "wall_vs_flows": fit_exponent([r["flows"] for r in big], [r["wall_s"] for r in big]),
@@ -345,7 +403,13 @@ def run_scaling(args) -> dict:
         "  fitted exponents over >= 100 flows (1 = linear): "
         + ", ".join(f"{k} {v:.3f}" for k, v in exps.items())
     )
-    out["flows"] = {"duration_s": dur, "rows": rows, "exponents": exps}
+    out["flows"] = {
+        "duration_s": dur,
+        "rows": rows,
+        "exponents": exps,
+        "wall_fit": {"intercept_s": a, "slope_s_per_flow": b, "max_rel_dev": dev},
+        "memory_fit": {"intercept_mib": ma, "slope_mib_per_flow": mb, "max_rel_dev": mdev},
+    }
 
     print("\n== scaling with simulated duration (scenario (b)) ==")
     base = (BENCH / "scenarios" / "b.toml").read_text()
@@ -453,17 +517,35 @@ def run_profile(args) -> dict:
     ann = subprocess.run(
         ["callgrind_annotate", "--inclusive=no", str(cg)], capture_output=True, text=True, check=True
     ).stdout
-    total, top = None, []
+    # callgrind_annotate splits a function's cost by the source file of inlined code;
+    # add the pieces up per function.
+    total, per_function = None, {}
     for line in ann.splitlines():
         s = line.strip()
         if total is None and "PROGRAM TOTALS" in s:
             total = int(s.split()[0].replace(",", ""))
-        elif total is not None and s and s[0].isdigit() and "(" in s and len(top) < 15:
-            top.append(s)
-    print(f"  instructions: {total:,}")
-    for t in top:
-        print("  " + t)
-    return {"instructions": total, "top": top}
+        elif total is not None and s and s[0].isdigit() and ":" in s:
+            count = int(s.split()[0].replace(",", ""))
+            name = s.split(":", 1)[1].split(" [")[0].strip()
+            per_function[name] = per_function.get(name, 0) + count
+    top = sorted(per_function.items(), key=lambda kv: -kv[1])[:15]
+    events = json.loads(
+        subprocess.run([str(TCPLAB_BIN), str(path)], capture_output=True, text=True, check=True)
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+    print(
+        f"  instructions: {total:,} ({total / events['events']:.0f} per event, "
+        f"{total / events['packets_delivered']:.0f} per packet delivered)"
+    )
+    for name, count in top:
+        print(f"  {count / total:6.1%}  {name}")
+    return {
+        "instructions": total,
+        "events": events["events"],
+        "packets_delivered": events["packets_delivered"],
+        "top": [{"function": n, "instructions": c} for n, c in top],
+    }
 
 
 # ----------------------------------------------------------------------------- main
@@ -480,11 +562,17 @@ def main() -> None:
     ap.add_argument(
         "--nosack", default="a", help="scenarios also run in ns-3 with SACK off (e.g. 'a,b')"
     )
+    ap.add_argument("--scenarios", default="a,b,c", help="suite scenarios to run")
+    ap.add_argument(
+        "--baseline-rev",
+        help="also run tcplab built at this git revision in the suite, for before/after ratios",
+    )
     ap.add_argument("--no-build", action="store_true")
     args = ap.parse_args()
     bootstrap()
     if not args.no_build:
         build()
+    args.baseline_bin = build_baseline(args.baseline_rev) if args.baseline_rev else None
     parts = set(args.only.split(","))
     results = {
         "machine": {
@@ -494,6 +582,7 @@ def main() -> None:
         },
         "command": " ".join(["python3", "bench/run.py", *sys.argv[1:]]),
         "quick": args.quick,
+        "baseline_rev": args.baseline_rev,
     }
     if "suite" in parts:
         results["suite"] = run_suite(args)

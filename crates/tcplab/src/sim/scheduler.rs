@@ -24,11 +24,19 @@ const ARITY: usize = 4;
 const LANE_BIT: u32 = 1 << 31;
 
 /// A heap entry: when, tie-break, and where the event waits (slab index or lane).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug)]
 struct Key {
     at: Time,
     seq: u64,
     slot: u32,
+}
+
+impl Key {
+    /// Whether `self` pops before `other` (sequence numbers are unique).
+    #[inline]
+    fn before(&self, other: &Key) -> bool {
+        (self.at, self.seq) < (other.at, other.seq)
+    }
 }
 
 /// One lane: its events in order (the first is the one whose key is in the heap).
@@ -177,7 +185,7 @@ impl<E> Scheduler<E> {
         let mut i = self.heap.len() - 1;
         while i > 0 {
             let parent = (i - 1) / ARITY;
-            if self.heap[parent] <= key {
+            if !key.before(&self.heap[parent]) {
                 break;
             }
             self.heap[i] = self.heap[parent];
@@ -202,18 +210,19 @@ impl<E> Scheduler<E> {
             if first >= n {
                 break;
             }
-            let end = (first + ARITY).min(n);
-            let mut min = first;
-            for c in first + 1..end {
-                if self.heap[c] < self.heap[min] {
+            let children = &self.heap[first..(first + ARITY).min(n)];
+            let mut min = 0;
+            for (c, k) in children.iter().enumerate().skip(1) {
+                if k.before(&children[min]) {
                     min = c;
                 }
             }
-            if key <= self.heap[min] {
+            let child = children[min];
+            if !child.before(&key) {
                 break;
             }
-            self.heap[i] = self.heap[min];
-            i = min;
+            self.heap[i] = child;
+            i = first + min;
         }
         self.heap[i] = key;
     }
