@@ -15,7 +15,8 @@ bench/out/results.json, plots to docs/perf/. See docs/performance.md.
 
 What is counted, in both simulators: `packets delivered` = data packets that reached their
 receiver + pure ACKs that reached their sender. Wall time is the elapsed time of the whole
-child process (set-up included), best of N; peak memory is the child's maximum resident set
+child process (set-up included), best of N, with its CPU time (user + system, from wait4:
+steadier than wall time on a loaded machine); peak memory is the child's maximum resident set
 size (Linux VmHWM, which each program reads from /proc/self/status as it finishes).
 """
 
@@ -213,8 +214,9 @@ def measure_rusage(cmd: list[str]) -> dict:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err)
-        proc.wait()
+        _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
         text, errors = out.read().decode(), err.read().decode()
@@ -222,6 +224,8 @@ def measure_rusage(cmd: list[str]) -> dict:
         raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {errors[-2000:]}")
     rec = json.loads(text.strip().splitlines()[-1])
     rec["wall_s"] = wall
+    # CPU time of the child: on a loaded machine it varies less than the wall time.
+    rec["cpu_s"] = usage.ru_utime + usage.ru_stime
     # The program's own VmHWM: the child's ru_maxrss would include this Python process's
     # pages, which the fork copied before exec.
     rec["peak_rss_mib"] = rec["peak_rss_kib"] / 1024.0
@@ -232,6 +236,7 @@ def best_of(runs: list[dict]) -> dict:
     """The run with the least wall time, with every run's wall and the largest peak."""
     best = dict(min(runs, key=lambda r: r["wall_s"]))
     best["walls_s"] = [r["wall_s"] for r in runs]
+    best["cpu_s"] = min(r["cpu_s"] for r in runs)
     best["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
     best["pkts_per_wall_s"] = best["packets_delivered"] / best["wall_s"]
     return best
@@ -290,7 +295,7 @@ def run_suite(args) -> dict:
 def print_suite(results: dict) -> None:
     print()
     hdr = (
-        f"{'scenario':<10}{'simulator':<12}{'wall s':>9}{'pkts delivered':>16}"
+        f"{'scenario':<10}{'simulator':<12}{'wall s':>9}{'cpu s':>9}{'pkts delivered':>16}"
         f"{'pkts/wall s':>14}{'peak MiB':>10}{'goodput Mb/s':>14}"
     )
     print(hdr)
@@ -299,20 +304,21 @@ def print_suite(results: dict) -> None:
         for sim in [k for k in ("tcplab", "tcplab_base", "ns3_sack", "ns3_nosack") if k in res]:
             r = res[sim]
             print(
-                f"{key:<10}{sim:<12}{r['wall_s']:>9.2f}{r['packets_delivered']:>16,}"
+                f"{key:<10}{sim:<12}{r['wall_s']:>9.2f}{r['cpu_s']:>9.2f}{r['packets_delivered']:>16,}"
                 f"{r['pkts_per_wall_s']:>14,.0f}{r['peak_rss_mib']:>10.1f}"
                 f"{r['goodput_bps'] / 1e6:>14.2f}"
             )
     print()
     print("ratios tcplab / ns-3 (SACK on):")
     print(
-        f"{'scenario':<10}{'speed (pkts/wall s)':>22}{'wall time':>12}{'peak memory':>14}"
+        f"{'scenario':<10}{'speed (pkts/wall s)':>22}{'(pkts/cpu s)':>14}{'wall time':>12}{'peak memory':>14}"
         f"{'goodput':>10}{'pkts delivered':>16}"
     )
     for key, res in results.items():
         t, n = res["tcplab"], res["ns3_sack"]
         ratio = {
             "speed": t["pkts_per_wall_s"] / n["pkts_per_wall_s"],
+            "speed_cpu": (t["packets_delivered"] / t["cpu_s"]) / (n["packets_delivered"] / n["cpu_s"]),
             "wall": t["wall_s"] / n["wall_s"],
             "memory": t["peak_rss_mib"] / n["peak_rss_mib"],
             "goodput": t["goodput_bps"] / n["goodput_bps"],
@@ -321,7 +327,7 @@ def print_suite(results: dict) -> None:
         res["ratios"] = ratio
         flag = "" if abs(ratio["goodput"] - 1) < 0.05 else "   <-- goodput differs by > 5 %"
         print(
-            f"{key:<10}{ratio['speed']:>21.1f}x{ratio['wall']:>12.4f}{ratio['memory']:>14.3f}"
+            f"{key:<10}{ratio['speed']:>21.1f}x{ratio['speed_cpu']:>13.1f}x{ratio['wall']:>12.4f}{ratio['memory']:>14.3f}"
             f"{ratio['goodput']:>10.3f}{ratio['packets']:>16.3f}{flag}"
         )
     if any("tcplab_base" in res for res in results.values()):
@@ -360,7 +366,7 @@ def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
 
 
 def run_scaling(args) -> dict:
-    """tcplab alone: wall time and memory against flows and against simulated duration."""
+    """tcplab alone: time and memory against flows and against simulated duration."""
     out = {}
     print("\n== scaling with the number of flows (10 Mb/s, 20 packets of buffer per flow) ==")
     flows_list = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
@@ -373,43 +379,11 @@ def run_scaling(args) -> dict:
         r["flows"] = n
         rows.append(r)
         print(
-            f"  {n:>6} flows: wall {r['wall_s']:8.2f} s (run {r['run_seconds']:.2f} s)  "
-            f"peak {r['peak_rss_mib']:8.1f} MiB  packets {r['packets_delivered']:>12,}  "
-            f"{r['pkts_per_wall_s']:>12,.0f} pkts/s  "
-            f"{r['wall_s'] / r['packets_delivered'] * 1e9:6.0f} ns/pkt",
+            f"  {n:>6} flows: wall {r['wall_s']:8.2f} s  cpu {r['cpu_s']:8.2f} s  "
+            f"peak {r['peak_rss_mib']:8.1f} MiB  packets {r['packets_delivered']:>12,}",
             flush=True,
         )
-    a, b, dev = fit_line([r["flows"] for r in rows], [r["wall_s"] for r in rows])
-    ma, mb, mdev = fit_line([r["flows"] for r in rows], [r["peak_rss_mib"] for r in rows])
-    print(
-        f"  linear fits: wall = {a:.2f} s + {b * 1e3:.2f} ms per flow (max deviation {dev:.0%}); "
-        f"memory = {ma:.1f} MiB + {mb * 1024:.1f} KiB per flow (max deviation {mdev:.0%})"
-    )
-    print(
-        "  events per packet delivered: "
-        + ", ".join(f"{r['flows']}: {r['events'] / r['packets_delivered']:.2f}" for r in rows)
-    )
-    big = [r for r in rows if r["flows"] >= 100]
-    exps = {
-        "wall_vs_flows": fit_exponent([r["flows"] for r in big], [r["wall_s"] for r in big]),
-        "memory_vs_flows": fit_exponent(
-            [r["flows"] for r in big], [r["peak_rss_mib"] for r in big]
-        ),
-        "packets_vs_flows": fit_exponent(
-            [r["flows"] for r in big], [r["packets_delivered"] for r in big]
-        ),
-    }
-    print(
-        "  fitted exponents over >= 100 flows (1 = linear): "
-        + ", ".join(f"{k} {v:.3f}" for k, v in exps.items())
-    )
-    out["flows"] = {
-        "duration_s": dur,
-        "rows": rows,
-        "exponents": exps,
-        "wall_fit": {"intercept_s": a, "slope_s_per_flow": b, "max_rel_dev": dev},
-        "memory_fit": {"intercept_mib": ma, "slope_mib_per_flow": mb, "max_rel_dev": mdev},
-    }
+    out["flows"] = {"duration_s": dur, "rows": rows}
 
     print("\n== scaling with simulated duration (scenario (b)) ==")
     base = (BENCH / "scenarios" / "b.toml").read_text()
@@ -426,26 +400,73 @@ def run_scaling(args) -> dict:
             r["duration"] = d
             rows.append(r)
             print(
-                f"  {label:<20} {d:>5} s: wall {r['wall_s']:7.2f} s  peak {r['peak_rss_mib']:7.1f} MiB"
-                f"  packets {r['packets_delivered']:>12,}",
+                f"  {label:<20} {d:>5} s: wall {r['wall_s']:7.2f} s  cpu {r['cpu_s']:7.2f} s  "
+                f"peak {r['peak_rss_mib']:7.1f} MiB  packets {r['packets_delivered']:>12,}",
                 flush=True,
             )
-        a, b, dev = fit_line([r["duration"] for r in rows], [r["wall_s"] for r in rows])
-        ma, mb, mdev = fit_line([r["duration"] for r in rows], [r["peak_rss_mib"] for r in rows])
-        exp = fit_exponent([r["duration"] for r in rows], [r["wall_s"] for r in rows])
-        print(
-            f"  {label}: wall = {a:.3f} s + {b * 1e3:.2f} ms per simulated s (max deviation "
-            f"{dev:.1%}, log-log exponent {exp:.3f}); memory = {ma:.1f} MiB + "
-            f"{mb * 1e3:.1f} KiB per simulated s"
-        )
-        series[label] = {
-            "rows": rows,
-            "wall_fit": {"intercept_s": a, "slope_s_per_s": b, "max_rel_dev": dev, "exponent": exp},
-            "memory_fit": {"intercept_mib": ma, "slope_mib_per_s": mb, "max_rel_dev": mdev},
-        }
+        series[label] = {"rows": rows}
     out["duration"] = series
+    analyse_scaling(out)
     plot_scaling(out)
     return out
+
+
+def analyse_scaling(out: dict) -> None:
+    """Fits and prints linearity figures, in CPU time (steady on a shared machine) and wall
+    time, and stores them in `out`."""
+    rows = out["flows"]["rows"]
+    n = [r["flows"] for r in rows]
+    print("\n  flows: per packet delivered")
+    for r in rows:
+        print(
+            f"  {r['flows']:>6} flows: {r['events'] / r['packets_delivered']:.2f} events, "
+            f"{r['cpu_s'] / r['packets_delivered'] * 1e9:6.0f} ns cpu, "
+            f"{r['wall_s'] / r['packets_delivered'] * 1e9:6.0f} ns wall, "
+            f"{r['peak_rss_mib'] * 1024 / r['flows']:6.1f} KiB peak memory per flow"
+        )
+    big = [r for r in rows if r["flows"] >= 100]
+    exps = {
+        f"{what}_vs_flows": fit_exponent([r["flows"] for r in big], [r[key] for r in big])
+        for what, key in (
+            ("cpu", "cpu_s"),
+            ("wall", "wall_s"),
+            ("memory", "peak_rss_mib"),
+            ("packets", "packets_delivered"),
+            ("events", "events"),
+        )
+    }
+    ma, mb, mdev = fit_line(n, [r["peak_rss_mib"] for r in rows])
+    print(
+        "  fitted exponents over >= 100 flows (1 = linear): "
+        + ", ".join(f"{k} {v:.3f}" for k, v in exps.items())
+    )
+    print(
+        f"  memory = {ma:.1f} MiB + {mb * 1024:.1f} KiB per flow (max deviation {mdev:.0%})"
+    )
+    out["flows"]["exponents"] = exps
+    out["flows"]["memory_fit"] = {"intercept_mib": ma, "slope_mib_per_flow": mb, "max_rel_dev": mdev}
+    for label, s in out["duration"].items():
+        rows = s["rows"]
+        d = [r["duration"] for r in rows]
+        fits = {}
+        for key in ("cpu_s", "wall_s"):
+            a, b, dev = fit_line(d, [r[key] for r in rows])
+            fits[key] = {
+                "intercept_s": a,
+                "slope_s_per_s": b,
+                "max_rel_dev": dev,
+                "exponent": fit_exponent(d, [r[key] for r in rows]),
+            }
+        ma, mb, mdev = fit_line(d, [r["peak_rss_mib"] for r in rows])
+        c, w = fits["cpu_s"], fits["wall_s"]
+        print(
+            f"  {label}: cpu = {c['intercept_s']:.3f} s + {c['slope_s_per_s'] * 1e3:.2f} ms per "
+            f"simulated s (max deviation {c['max_rel_dev']:.1%}, log-log exponent "
+            f"{c['exponent']:.3f}); wall exponent {w['exponent']:.3f}; memory = {ma:.2f} MiB + "
+            f"{mb * 1024:.1f} KiB per simulated s"
+        )
+        s["fits"] = fits
+        s["memory_fit"] = {"intercept_mib": ma, "slope_mib_per_s": mb, "max_rel_dev": mdev}
 
 
 def plot_scaling(out: dict) -> None:
@@ -458,9 +479,11 @@ def plot_scaling(out: dict) -> None:
     rows = out["flows"]["rows"]
     n = [r["flows"] for r in rows]
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
-    for a, key, unit in ((ax[0], "wall_s", "wall time (s)"), (ax[1], "peak_rss_mib", "peak memory (MiB)")):
+    for a, key, unit in ((ax[0], "cpu_s", "time (s)"), (ax[1], "peak_rss_mib", "peak memory (MiB)")):
         y = [r[key] for r in rows]
-        a.loglog(n, y, "o-", label="tcplab")
+        a.loglog(n, y, "o-", label="tcplab, CPU time" if key == "cpu_s" else "tcplab")
+        if key == "cpu_s":
+            a.loglog(n, [r["wall_s"] for r in rows], "s:", color="gray", label="tcplab, wall time")
         ref = [y[-1] * x / n[-1] for x in n]
         a.loglog(n, ref, "k--", lw=0.8, label="linear (slope 1)")
         a.set_xlabel("flows (link rate 10 Mb/s per flow)")
@@ -470,7 +493,7 @@ def plot_scaling(out: dict) -> None:
     e = out["flows"]["exponents"]
     fig.suptitle(
         f"Scaling with flows, {out['flows']['duration_s']} s simulated "
-        f"(fitted exponents: wall {e['wall_vs_flows']:.2f}, memory {e['memory_vs_flows']:.2f})"
+        f"(fitted exponents: CPU {e['cpu_vs_flows']:.2f}, memory {e['memory_vs_flows']:.2f})"
     )
     fig.tight_layout()
     fig.savefig(PLOTS / "scaling_flows.png", dpi=110)
@@ -479,9 +502,9 @@ def plot_scaling(out: dict) -> None:
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     for label, s in out["duration"].items():
         d = [r["duration"] for r in s["rows"]]
-        ax[0].plot(d, [r["wall_s"] for r in s["rows"]], "o-", label=label)
+        ax[0].plot(d, [r["cpu_s"] for r in s["rows"]], "o-", label=label)
         ax[1].plot(d, [r["peak_rss_mib"] for r in s["rows"]], "o-", label=label)
-    ax[0].set_ylabel("wall time (s)")
+    ax[0].set_ylabel("CPU time (s)")
     ax[1].set_ylabel("peak memory (MiB)")
     for a in ax:
         a.set_xlabel("simulated seconds (scenario (b))")
@@ -522,6 +545,8 @@ def run_profile(args) -> dict:
     total, per_function = None, {}
     for line in ann.splitlines():
         s = line.strip()
+        if "Auto-annotated source" in s or "=>" in s:
+            break  # past the per-function summary
         if total is None and "PROGRAM TOTALS" in s:
             total = int(s.split()[0].replace(",", ""))
         elif total is not None and s and s[0].isdigit() and ":" in s:
@@ -568,8 +593,16 @@ def main() -> None:
         help="also run tcplab built at this git revision in the suite, for before/after ratios",
     )
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument(
+        "--replot", metavar="RESULTS_JSON", help="only re-analyse and re-plot saved scaling results"
+    )
     args = ap.parse_args()
     bootstrap()
+    if args.replot:
+        saved = json.loads(Path(args.replot).read_text())["scaling"]
+        analyse_scaling(saved)
+        plot_scaling(saved)
+        return
     if not args.no_build:
         build()
     args.baseline_bin = build_baseline(args.baseline_rev) if args.baseline_rev else None
