@@ -11,7 +11,8 @@ builds tcplab's `bench_scenario` example in release mode and the ns-3 programs w
 bench/ns3/build.sh.
 
 Every figure is printed; nothing is asserted about time. Results go to
-bench/out/results.json, plots to docs/perf/. See docs/performance.md.
+bench/out/results.json, plots to docs/perf/ (bench/out/perf/ with --quick). See
+docs/performance.md.
 
 What is counted, in both simulators: `packets delivered` = data packets that reached their
 receiver + pure ACKs that reached their sender. Wall time is the elapsed time of the whole
@@ -606,6 +607,9 @@ def main() -> None:
     if not args.no_build:
         build()
     args.baseline_bin = build_baseline(args.baseline_rev) if args.baseline_rev else None
+    if args.quick:
+        global PLOTS
+        PLOTS = OUT / "perf"  # smoke-test plots do not replace the documented ones
     parts = set(args.only.split(","))
     results = {
         "machine": {
