@@ -3,7 +3,7 @@
 use super::schema::*;
 use super::ConfigError;
 use crate::cc;
-use crate::net::routing::{adjacency, RouteTree};
+use crate::net::routing::Router;
 use crate::net::topology::expand;
 
 type Check = Result<(), ConfigError>;
@@ -78,7 +78,7 @@ pub fn validate(s: &Scenario) -> Check {
     }
     let graph = expand(&s.topology);
     super::traces::validate_pcap(&sim.pcap, &graph)?;
-    let adj = adjacency(&graph);
+    let mut router = Router::new(&graph);
     for (i, f) in s.flows.iter().enumerate() {
         let field = format!("flows[{i}]");
         validate_flow(&field, f, dur, &s.tcp)?;
@@ -111,10 +111,7 @@ pub fn validate(s: &Scenario) -> Check {
                 ),
             ));
         }
-        if RouteTree::new(&graph, &adj, src)
-            .path_to(&graph, dst)
-            .is_none()
-        {
+        if router.path(&graph, src, dst).is_none() {
             return Err(err(
                 format!("{field}.dst"),
                 format!(

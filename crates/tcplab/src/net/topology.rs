@@ -4,6 +4,7 @@ use crate::config::{
     ChainSpec, CustomSpec, DirectionSpec, DumbbellSpec, LinkSpec, LossSpec, QueueSpec, Rate,
     Seconds, StarSpec, Topology, WlanSpec,
 };
+use std::collections::HashMap;
 
 /// One direction of a link, fully resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,6 +56,9 @@ pub struct Graph {
     pub links: Vec<DirectedLink>,
     pub wireless: Vec<WirelessEdge>,
     pub wlans: Vec<WlanLayout>,
+    /// Node index by name (the first node of that name), so that looking up the ends of
+    /// thousands of flows does not scan thousands of names each time.
+    index: HashMap<String, usize>,
 }
 
 impl Graph {
@@ -75,12 +79,21 @@ impl Graph {
     }
 
     pub fn node(&self, name: &str) -> Option<usize> {
-        self.nodes.iter().position(|n| n == name)
+        match self.index.get(name) {
+            Some(&i) => Some(i),
+            // Nodes pushed onto `nodes` directly are not indexed.
+            None if self.index.len() < self.nodes.len() => {
+                self.nodes.iter().position(|n| n == name)
+            }
+            None => None,
+        }
     }
 
     fn add_node(&mut self, name: String) -> usize {
+        let i = self.nodes.len();
+        self.index.entry(name.clone()).or_insert(i);
         self.nodes.push(name);
-        self.nodes.len() - 1
+        i
     }
 
     /// Adds both directions of `spec` between `a` and `b`.
@@ -313,5 +326,22 @@ mod tests {
         let s1 = g.links.iter().find(|l| l.name == "s1->r0").unwrap();
         assert_eq!(s1.delay, Seconds(0.001));
         assert!(g.links.iter().find(|l| l.name == "r0->r1").unwrap().monitor);
+    }
+
+    #[test]
+    fn node_lookup_by_name() {
+        let mut g = expand(&Topology::Star(StarSpec {
+            senders: 3,
+            bottleneck: LinkSpec::new(10e6, 0.01, 100),
+            access: LinkSpec::new(100e6, 0.001, 100),
+        }));
+        for (i, n) in g.nodes.clone().iter().enumerate() {
+            assert_eq!(g.node(n), Some(i));
+        }
+        assert_eq!(g.node("s3"), None);
+        // A node added directly to the list is still found.
+        g.nodes.push("extra".into());
+        assert_eq!(g.node("extra"), Some(g.nodes.len() - 1));
+        assert_eq!(g.node("nowhere"), None);
     }
 }

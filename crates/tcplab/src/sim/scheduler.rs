@@ -1,42 +1,56 @@
-//! The event queue: a binary heap ordered by (time, insertion sequence).
+//! The event queue: a min-heap ordered by (time, insertion sequence).
 //!
 //! Ties at the same nanosecond are broken by insertion order, which makes every run
 //! deterministic without depending on heap internals.
+//!
+//! Two things keep it fast when thousands of packets are in flight:
+//! - FIFO lanes. Most events are packets arriving at the far end of a link after its
+//!   propagation delay, and arrivals after the same delay are scheduled in time order.
+//!   [`Scheduler::schedule_fifo`] queues such an event in its lane's ring buffer and keeps
+//!   only the lane's head in the heap, so the heap holds about one entry per busy
+//!   transmitter and timer rather than one per packet in flight.
+//! - Small heap entries. The heap is 4-ary and holds 24-byte keys (time, sequence, slot);
+//!   events wait in a slab or in their lane, so sifting moves keys, not packets.
+//!
+//! The pop order is exactly that of a plain heap of all events: every lane is sorted by
+//! (time, sequence) and its smallest entry is always in the heap.
 
 use super::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::VecDeque;
 
-struct Entry<E> {
+/// Children per heap node.
+const ARITY: usize = 4;
+/// Set in a key's slot for a lane head; the other bits are the lane number.
+const LANE_BIT: u32 = 1 << 31;
+
+/// A heap entry: when, tie-break, and where the event waits (slab index or lane).
+#[derive(Clone, Copy, Debug)]
+struct Key {
     at: Time,
     seq: u64,
-    event: E,
+    slot: u32,
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
+impl Key {
+    /// Whether `self` pops before `other` (sequence numbers are unique).
+    #[inline]
+    fn before(&self, other: &Key) -> bool {
+        (self.at, self.seq) < (other.at, other.seq)
     }
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Entry<E> {
-    /// Reversed so that `BinaryHeap` (a max-heap) pops the earliest event first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .at
-            .cmp(&self.at)
-            .then_with(|| other.seq.cmp(&self.seq))
-    }
+
+/// One lane: its events in order (the first is the one whose key is in the heap).
+struct Lane<E> {
+    events: VecDeque<(Time, u64, E)>,
 }
 
 /// A deterministic discrete-event scheduler.
 pub struct Scheduler<E> {
-    heap: BinaryHeap<Entry<E>>,
+    heap: Vec<Key>,
+    /// Events scheduled outside lanes, by slot; `free` lists the empty slots.
+    slab: Vec<Option<E>>,
+    free: Vec<u32>,
+    lanes: Vec<Lane<E>>,
     next_seq: u64,
     popped: u64,
 }
@@ -50,32 +64,102 @@ impl<E> Default for Scheduler<E> {
 impl<E> Scheduler<E> {
     pub fn new() -> Self {
         Scheduler {
-            heap: BinaryHeap::with_capacity(1024),
+            heap: Vec::with_capacity(1024),
+            slab: Vec::new(),
+            free: Vec::new(),
+            lanes: Vec::new(),
             next_seq: 0,
             popped: 0,
         }
     }
 
-    pub fn schedule(&mut self, at: Time, event: E) {
+    fn take_seq(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, event });
+        seq
+    }
+
+    pub fn schedule(&mut self, at: Time, event: E) {
+        let seq = self.take_seq();
+        self.schedule_keyed(at, seq, event);
+    }
+
+    fn schedule_keyed(&mut self, at: Time, seq: u64, event: E) {
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slab[s as usize] = Some(event);
+                s
+            }
+            None => {
+                self.slab.push(Some(event));
+                (self.slab.len() - 1) as u32
+            }
+        };
+        assert!(slot < LANE_BIT, "more than 2^31 pending events");
+        self.push_key(Key { at, seq, slot });
+    }
+
+    /// Schedules `event` in FIFO lane `lane` (a small integer chosen by the caller, e.g.
+    /// one per propagation delay). Pops in the same order as [`Scheduler::schedule`];
+    /// cheaper when a lane's events come in time order. An event earlier than its lane's
+    /// last one goes to the heap directly.
+    pub fn schedule_fifo(&mut self, lane: u32, at: Time, event: E) {
+        assert!(lane < LANE_BIT, "lane number too large");
+        let seq = self.take_seq();
+        let i = lane as usize;
+        if i >= self.lanes.len() {
+            self.lanes.resize_with(i + 1, || Lane {
+                events: VecDeque::new(),
+            });
+        }
+        let l = &mut self.lanes[i];
+        match l.events.back() {
+            None => {
+                l.events.push_back((at, seq, event));
+                self.push_key(Key {
+                    at,
+                    seq,
+                    slot: LANE_BIT | lane,
+                });
+            }
+            Some(&(tail, _, _)) if at >= tail => l.events.push_back((at, seq, event)),
+            Some(_) => self.schedule_keyed(at, seq, event),
+        }
     }
 
     /// Removes and returns the earliest event, if any.
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|e| {
-            self.popped += 1;
-            (e.at, e.event)
-        })
+        let top = *self.heap.first()?;
+        self.popped += 1;
+        if top.slot & LANE_BIT != 0 {
+            let lane = &mut self.lanes[(top.slot & !LANE_BIT) as usize];
+            let (at, _, event) = lane.events.pop_front().expect("a lane head has an event");
+            match lane.events.front() {
+                // The lane's next event takes the root's place: one sift instead of two.
+                Some(&(next_at, next_seq, _)) => self.replace_top(Key {
+                    at: next_at,
+                    seq: next_seq,
+                    slot: top.slot,
+                }),
+                None => self.remove_top(),
+            }
+            Some((at, event))
+        } else {
+            self.remove_top();
+            let event = self.slab[top.slot as usize]
+                .take()
+                .expect("slot holds an event");
+            self.free.push(top.slot);
+            Some((top.at, event))
+        }
     }
 
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.first().map(|k| k.at)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.slab.len() - self.free.len() + self.lanes.iter().map(|l| l.events.len()).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -89,7 +173,58 @@ impl<E> Scheduler<E> {
 
     /// Iterates over pending events in no particular order (for end-of-run accounting).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.event)
+        self.slab.iter().flatten().chain(
+            self.lanes
+                .iter()
+                .flat_map(|l| l.events.iter().map(|(_, _, e)| e)),
+        )
+    }
+
+    fn push_key(&mut self, key: Key) {
+        self.heap.push(key);
+        let mut i = self.heap.len() - 1;
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if !key.before(&self.heap[parent]) {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = key;
+    }
+
+    fn remove_top(&mut self) {
+        let last = self.heap.pop().expect("non-empty heap");
+        if !self.heap.is_empty() {
+            self.replace_top(last);
+        }
+    }
+
+    /// Puts `key` at the root and sifts it down to its place.
+    fn replace_top(&mut self, key: Key) {
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let first = i * ARITY + 1;
+            if first >= n {
+                break;
+            }
+            let children = &self.heap[first..(first + ARITY).min(n)];
+            let mut min = 0;
+            for (c, k) in children.iter().enumerate().skip(1) {
+                if k.before(&children[min]) {
+                    min = c;
+                }
+            }
+            let child = children[min];
+            if !child.before(&key) {
+                break;
+            }
+            self.heap[i] = child;
+            i = first + min;
+        }
+        self.heap[i] = key;
     }
 }
 
@@ -107,5 +242,77 @@ mod tests {
         let order: Vec<_> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!["a", "b", "c", "d"]);
         assert_eq!(s.events_processed(), 4);
+    }
+
+    #[test]
+    fn pending_includes_lane_events() {
+        let mut s = Scheduler::new();
+        s.schedule_fifo(3, Time(1), 'a');
+        s.schedule_fifo(3, Time(2), 'b');
+        s.schedule(Time(0), 'c');
+        let mut pending: Vec<char> = s.pending().copied().collect();
+        pending.sort();
+        assert_eq!(pending, vec!['a', 'b', 'c']);
+        assert_eq!(s.len(), 3);
+    }
+
+    /// The reference: a list searched for its smallest (time, sequence) on every pop.
+    #[derive(Default)]
+    struct Reference {
+        events: Vec<(Time, u64, usize)>,
+        next_seq: u64,
+    }
+
+    impl Reference {
+        fn schedule(&mut self, at: Time, id: usize) {
+            self.events.push((at, self.next_seq, id));
+            self.next_seq += 1;
+        }
+        fn pop(&mut self) -> Option<(Time, usize)> {
+            let i = (0..self.events.len()).min_by_key(|&i| (self.events[i].0, self.events[i].1))?;
+            let (at, _, id) = self.events.swap_remove(i);
+            Some((at, id))
+        }
+    }
+
+    proptest::proptest! {
+        /// The heap and its lanes pop in (time, insertion) order, whatever the mix of lane
+        /// and plain events, including lane events scheduled out of time order and events
+        /// scheduled while popping.
+        #[test]
+        fn pops_like_a_sorted_list(
+            ops in proptest::collection::vec((0u64..50, 0u32..4, proptest::bool::ANY, 0u8..3), 1..300)
+        ) {
+            let mut sched = Scheduler::new();
+            let mut reference = Reference::default();
+            let mut now = 0u64;
+            for (i, &(dt, lane, fifo, pops)) in ops.iter().enumerate() {
+                let at = Time(now + dt);
+                if fifo {
+                    sched.schedule_fifo(lane, at, i);
+                } else {
+                    sched.schedule(at, i);
+                }
+                reference.schedule(at, i);
+                proptest::prop_assert_eq!(sched.len(), reference.events.len());
+                for _ in 0..pops {
+                    let got = sched.pop();
+                    proptest::prop_assert_eq!(got, reference.pop());
+                    if let Some((t, _)) = got {
+                        now = t.0;
+                    }
+                }
+            }
+            let mut pending: Vec<usize> = sched.pending().copied().collect();
+            let mut expected: Vec<usize> = reference.events.iter().map(|e| e.2).collect();
+            pending.sort_unstable();
+            expected.sort_unstable();
+            proptest::prop_assert_eq!(pending, expected);
+            while let Some(got) = sched.pop() {
+                proptest::prop_assert_eq!(Some(got), reference.pop());
+            }
+            proptest::prop_assert!(reference.pop().is_none());
+            proptest::prop_assert!(sched.is_empty());
+        }
     }
 }

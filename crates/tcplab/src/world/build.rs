@@ -6,7 +6,7 @@ use crate::app::AppSchedule;
 use crate::cc::{self, Recovery};
 use crate::config::{FlowKind, LossApplies, LossSpec, Scenario};
 use crate::net::loss::GilbertElliott;
-use crate::net::routing::{adjacency, RouteTree};
+use crate::net::routing::Router;
 use crate::net::topology::{expand, DirectedLink};
 use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
@@ -54,6 +54,20 @@ pub(super) fn schedule_periods(sched: &mut Scheduler<Event>, app: &AppSchedule, 
     }
 }
 
+/// Numbers the distinct propagation delays of `links`: one scheduler lane each. Every
+/// arrival is scheduled at `now + delay` and `now` never decreases, so the arrivals of all
+/// links with the same delay are scheduled in time order, which is what a lane needs.
+fn arrival_lanes(links: &[Link]) -> Vec<u32> {
+    let mut lane_of_delay: HashMap<Time, u32> = HashMap::new();
+    links
+        .iter()
+        .map(|l| {
+            let next = lane_of_delay.len() as u32;
+            *lane_of_delay.entry(l.delay).or_insert(next)
+        })
+        .collect()
+}
+
 impl World {
     /// Builds the world of a scenario (which must have passed validation).
     pub fn build(s: &Scenario) -> Result<World, ConfigError> {
@@ -79,14 +93,8 @@ impl World {
             .collect();
         let wifi = Wireless::build(&graph, seed);
 
-        let adj = adjacency(&graph);
-        let mut trees: HashMap<usize, RouteTree> = HashMap::new();
-        let mut path = |from: usize, to: usize| -> Option<Vec<u32>> {
-            trees
-                .entry(from)
-                .or_insert_with(|| RouteTree::new(&graph, &adj, from))
-                .path_to(&graph, to)
-        };
+        let mut router = Router::new(&graph);
+        let mut path = |from: usize, to: usize| router.path(&graph, from, to);
 
         let mut flows = Vec::new();
         let mut sched = Scheduler::new();
@@ -181,6 +189,7 @@ impl World {
             sched.schedule(measure[0], Event::MeasureStart);
         }
         let n_links = links.len();
+        let arrival_lane = arrival_lanes(&links);
         Ok(World {
             now: Time::ZERO,
             sched,
@@ -196,6 +205,7 @@ impl World {
             packets_delivered: 0,
             link_bytes_at_measure_start: vec![0; n_links],
             link_area_at_measure_start: vec![0; n_links],
+            arrival_lane,
             flow_series: FlowSeries::default(),
             queue_series: QueueSeries::default(),
             cc_series: CcSeries::default(),

@@ -97,6 +97,8 @@ pub struct World {
     packets_delivered: u64,
     link_bytes_at_measure_start: Vec<u64>,
     link_area_at_measure_start: Vec<u128>,
+    /// Scheduler lane of each link's arrivals: one per distinct propagation delay.
+    arrival_lane: Vec<u32>,
     flow_series: FlowSeries,
     queue_series: QueueSeries,
     cc_series: CcSeries,
@@ -302,7 +304,9 @@ impl World {
         if lost {
             self.drop_packet(p, l, DropCause::RandomLoss);
         } else {
-            self.sched.schedule(arrive_at, Event::Arrive(p));
+            // Arrivals after the same delay come in time order: a FIFO lane keeps the heap small.
+            let lane = self.arrival_lane[l as usize];
+            self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(p));
         }
     }
 

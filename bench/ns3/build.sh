@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Compiles the ns-3 benchmark programs against the ns-3 libraries shipped in the `ns3`
+# wheel (`pip install ns3`, version 3.44): headers in <site-packages>/ns3/include, shared
+# libraries in <site-packages>/ns3/lib64.
+#
+#   bench/ns3/build.sh [PYTHON]     PYTHON: an interpreter with ns3 installed
+#                                   (default: $PYTHON, else python3)
+# Output: bench/ns3/build/dumbbell. Rebuilds only when the source is newer.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+python="${1:-${PYTHON:-python3}}"
+ns3_dir="$("$python" - <<'PY'
+import importlib.util, os, sys
+spec = importlib.util.find_spec("ns3")
+if spec is None or not spec.submodule_search_locations:
+    sys.exit("the ns3 package is not installed for this interpreter: pip install ns3")
+print(list(spec.submodule_search_locations)[0])
+PY
+)"
+inc="$ns3_dir/include"
+lib="$ns3_dir/lib64"
+[ -d "$lib" ] || lib="$ns3_dir/lib"
+ver="$(ls "$lib" | sed -n 's/^libns3\.\([0-9.]*\)-core\.so$/\1/p' | head -1)"
+if [ -z "$ver" ]; then
+    echo "no libns3.*-core.so in $lib" >&2
+    exit 1
+fi
+mkdir -p "$here/build"
+libs=""
+for m in core network internet point-to-point applications traffic-control bridge stats; do
+    libs="$libs -lns3.$ver-$m"
+done
+for prog in dumbbell; do
+    src="$here/$prog.cc"
+    out="$here/build/$prog"
+    if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$0" -nt "$out" ]; then
+        echo "building $out against ns-3 $ver in $ns3_dir" >&2
+        # Optimised like the wheel's libraries (built without asserts or logging).
+        ${CXX:-g++} -std=c++20 -O2 -DNDEBUG -I"$inc" "$src" -o "$out" \
+            -L"$lib" -Wl,-rpath,"$lib" -Wl,-rpath-link,"$lib" $libs -lpthread
+    fi
+done
+echo "$here/build"

@@ -1,0 +1,217 @@
+// ns-3 counterpart of tcplab's `dumbbell` topology preset, for the benchmark suite.
+//
+//   s_i --access-- r0 ==bottleneck== r1 --access-- d_i      (i = 0 .. flows-1)
+//
+// Every link is point-to-point with a DropTail queue limited in packets (the packet being
+// serialised is not counted, as in tcplab); the traffic-control layer is removed so that
+// the device queue is the only queue. Each sender runs a BulkSend application over
+// NewReno with classic (RFC 6582) recovery, 1000-byte segments and no TCP options on data
+// packets (timestamps off), so that a data packet is 1040 bytes at the IP layer like
+// tcplab's 1000-byte payload + 40-byte header.
+//
+// Counted the same way as tcplab's `packets_delivered`:
+//   data packets  = packets carrying payload that reach a receiver d_i,
+//   ack packets   = pure ACKs that reach a sender s_i (the one SYN-ACK per flow is
+//                   subtracted; senders receive nothing else).
+// Goodput is the bytes the PacketSink applications received, over the run time.
+//
+// Prints one JSON object on stdout, with the peak resident set size (VmHWM) at the end.
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// Packets at the IP layer larger than this carry payload (pure ACKs are at most 20 + 60).
+constexpr uint32_t kMaxPureAckBytes = 80;
+
+struct Counters
+{
+    uint64_t data = 0;
+    uint64_t received_by_senders = 0;
+};
+
+Counters g_counters;
+
+void
+OnReceiverRx(Ptr<const Packet> p)
+{
+    if (p->GetSize() > kMaxPureAckBytes)
+    {
+        g_counters.data++;
+    }
+}
+
+void
+OnSenderRx(Ptr<const Packet>)
+{
+    g_counters.received_by_senders++;
+}
+
+/// Peak resident set size of this process in KiB (Linux `VmHWM`), or -1.
+long
+PeakRssKib()
+{
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    while (status >> key)
+    {
+        if (key == "VmHWM:")
+        {
+            long kib = -1;
+            status >> kib;
+            return kib;
+        }
+        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+    }
+    return -1;
+}
+
+/// Point-to-point link settings: rate, one-way delay and queue limit in packets.
+PointToPointHelper
+LinkHelper(const std::string& rate, const std::string& delay, uint32_t buffer)
+{
+    PointToPointHelper h;
+    h.SetDeviceAttribute("DataRate", StringValue(rate));
+    h.SetChannelAttribute("Delay", StringValue(delay));
+    h.SetQueue("ns3::DropTailQueue<Packet>",
+               "MaxSize",
+               QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, buffer)));
+    return h;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t flows = 2;
+    std::string bottleneckRate = "10Mbps";
+    std::string bottleneckDelay = "23ms";
+    uint32_t bottleneckBuffer = 100;
+    std::string accessRate = "100Mbps";
+    std::string accessDelay = "1ms";
+    uint32_t accessBuffer = 1000;
+    double duration = 200.0;
+    bool sack = true;
+    uint32_t socketBuffer = 1 << 22;
+    uint32_t seed = 1;
+
+    CommandLine cmd(__FILE__);
+    cmd.AddValue("flows", "number of sender/receiver pairs", flows);
+    cmd.AddValue("bottleneckRate", "bottleneck rate", bottleneckRate);
+    cmd.AddValue("bottleneckDelay", "bottleneck one-way delay", bottleneckDelay);
+    cmd.AddValue("bottleneckBuffer", "bottleneck queue limit, packets", bottleneckBuffer);
+    cmd.AddValue("accessRate", "access link rate", accessRate);
+    cmd.AddValue("accessDelay", "access link one-way delay", accessDelay);
+    cmd.AddValue("accessBuffer", "access queue limit, packets", accessBuffer);
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("sack", "enable SACK", sack);
+    cmd.AddValue("socketBuffer", "TCP send and receive buffer, bytes", socketBuffer);
+    cmd.AddValue("seed", "RNG run number", seed);
+    cmd.Parse(argc, argv);
+    RngSeedManager::SetRun(seed);
+
+    // TCP as configured in tcplab's defaults: NewReno with RFC 6582 recovery, 1000-byte
+    // segments, initial window 2, an ACK for every segment, min RTO 200 ms, no limited
+    // transmit; timestamps off so data packets carry a 40-byte header.
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(socketBuffer));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(socketBuffer));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
+    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+
+    NodeContainer routers(2);
+    NodeContainer senders(flows);
+    NodeContainer receivers(flows);
+    InternetStackHelper stack;
+    stack.Install(routers);
+    stack.Install(senders);
+    stack.Install(receivers);
+
+    PointToPointHelper bottleneck = LinkHelper(bottleneckRate, bottleneckDelay, bottleneckBuffer);
+    PointToPointHelper access = LinkHelper(accessRate, accessDelay, accessBuffer);
+
+    TrafficControlHelper tc;
+    Ipv4AddressHelper addresses("10.0.0.0", "255.255.255.252");
+    auto connect = [&](PointToPointHelper& h, Ptr<Node> a, Ptr<Node> b) {
+        NetDeviceContainer d = h.Install(a, b);
+        // Assigning addresses installs ns-3's default queue disc; remove it afterwards.
+        Ipv4InterfaceContainer ifs = addresses.Assign(d);
+        tc.Uninstall(d);
+        addresses.NewNetwork();
+        return std::make_pair(d, ifs);
+    };
+
+    connect(bottleneck, routers.Get(0), routers.Get(1));
+    std::vector<Ipv4Address> receiverAddress;
+    for (uint32_t i = 0; i < flows; i++)
+    {
+        auto [sd, sifs] = connect(access, senders.Get(i), routers.Get(0));
+        sd.Get(0)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnSenderRx));
+        auto [rd, rifs] = connect(access, routers.Get(1), receivers.Get(i));
+        rd.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnReceiverRx));
+        receiverAddress.push_back(rifs.GetAddress(1));
+    }
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    const uint16_t port = 5000;
+    ApplicationContainer sinks;
+    ApplicationContainer sources;
+    for (uint32_t i = 0; i < flows; i++)
+    {
+        PacketSinkHelper sink("ns3::TcpSocketFactory",
+                              InetSocketAddress(Ipv4Address::GetAny(), port));
+        sinks.Add(sink.Install(receivers.Get(i)));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(receiverAddress[i], port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        bulk.SetAttribute("SendSize", UintegerValue(1000));
+        sources.Add(bulk.Install(senders.Get(i)));
+    }
+    sinks.Start(Seconds(0));
+    sources.Start(Seconds(0));
+
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < sinks.GetN(); i++)
+    {
+        bytes += DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+    }
+    uint64_t acks = g_counters.received_by_senders >= flows
+                        ? g_counters.received_by_senders - flows
+                        : 0;
+    std::cout << "{\"simulator\": \"ns-3\", \"flows\": " << flows
+              << ", \"duration\": " << duration << ", \"sack\": " << (sack ? "true" : "false")
+              << ", \"data_delivered\": " << g_counters.data << ", \"acks_delivered\": " << acks
+              << ", \"packets_delivered\": " << g_counters.data + acks
+              << ", \"bytes_delivered\": " << bytes
+              << ", \"goodput_bps\": " << bytes * 8.0 / duration
+              << ", \"events\": " << Simulator::GetEventCount()
+              << ", \"peak_rss_kib\": " << PeakRssKib() << "}" << std::endl;
+    Simulator::Destroy();
+    return 0;
+}

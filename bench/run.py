@@ -1,0 +1,636 @@
+#!/usr/bin/env python3
+"""tcplab's benchmark suite: tcplab against ns-3 on the same scenarios, scaling, profile.
+
+    python3 bench/run.py                  # everything: suite, scaling, profile
+    python3 bench/run.py --only suite     # tcplab vs ns-3 on scenarios (a), (b), (c)
+    python3 bench/run.py --quick          # the same with durations cut tenfold (smoke test)
+
+On first use it creates bench/.venv and installs ns3 (3.44, the C++ libraries and headers
+are in the wheel) and matplotlib there, then re-runs itself with that interpreter. It
+builds tcplab's `bench_scenario` example in release mode and the ns-3 programs with
+bench/ns3/build.sh.
+
+Every figure is printed; nothing is asserted about time. Results go to
+bench/out/results.json, plots to docs/perf/ (bench/out/perf/ with --quick). See
+docs/performance.md.
+
+What is counted, in both simulators: `packets delivered` = data packets that reached their
+receiver + pure ACKs that reached their sender. Wall time is the elapsed time of the whole
+child process (set-up included), best of N, with its CPU time (user + system, from wait4:
+steadier than wall time on a loaded machine); peak memory is the child's maximum resident set
+size (Linux VmHWM, which each program reads from /proc/self/status as it finishes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+VENV = BENCH / ".venv"
+OUT = BENCH / "out"
+PLOTS = ROOT / "docs" / "perf"
+TCPLAB_BIN = ROOT / "target" / "release" / "examples" / "bench_scenario"
+NS3_BIN = BENCH / "ns3" / "build" / "dumbbell"
+SUITE = [
+    ("a", "2 flows, 10 Mb/s, 23 ms, 100 pkts, 200 s"),
+    ("b", "10 flows, 100 Mb/s, 10 ms, 200 pkts, 100 s"),
+    ("c", "100 flows, 1 Gb/s, 10 ms, 2000 pkts, 20 s"),
+]
+
+
+# ----------------------------------------------------------------------------- set-up
+
+
+def in_venv() -> bool:
+    return Path(sys.prefix).resolve() == VENV.resolve()
+
+
+def bootstrap() -> None:
+    """Re-runs this script inside bench/.venv, creating it (ns3, matplotlib) if needed."""
+    if in_venv() or os.environ.get("TCPLAB_BENCH_NO_VENV"):
+        return
+    py = VENV / "bin" / "python"
+    if not py.exists():
+        print(f"creating {VENV} and installing ns3 and matplotlib (a few minutes, once)")
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    probe = "import importlib.util as u, sys; sys.exit(0 if u.find_spec('ns3') and u.find_spec('matplotlib') else 1)"
+    if subprocess.run([str(py), "-c", probe]).returncode != 0:
+        subprocess.run(
+            [str(py), "-m", "pip", "install", "-r", str(BENCH / "requirements.txt")], check=True
+        )
+    os.execv(str(py), [str(py), str(Path(__file__).resolve()), *sys.argv[1:]])
+
+
+def build() -> None:
+    print("building tcplab (release) and the ns-3 programs ...", flush=True)
+    subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "-p", "tcplab", "--example", "bench_scenario"],
+        cwd=ROOT,
+        check=True,
+    )
+    subprocess.run(
+        [str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL
+    )
+
+
+def build_baseline(rev: str) -> Path:
+    """tcplab's bench_scenario at git revision `rev` (today's example file, that
+    revision's engine), built in bench/out so the working tree is untouched."""
+    target = OUT / "baseline-target"
+    src = OUT / f"baseline-{rev}"
+    binary = target / "release" / "examples" / "bench_scenario"
+    stamp = src / ".built"
+    if not (stamp.exists() and binary.exists() and stamp.read_text() == rev):
+        print(f"building the baseline engine at {rev} ...", flush=True)
+        shutil.rmtree(src, ignore_errors=True)
+        src.mkdir(parents=True)
+        archive = subprocess.run(
+            ["git", "archive", rev], cwd=ROOT, check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        shutil.copy(
+            ROOT / "crates" / "tcplab" / "examples" / "bench_scenario.rs",
+            src / "crates" / "tcplab" / "examples" / "bench_scenario.rs",
+        )
+        subprocess.run(
+            ["cargo", "build", "--release", "--quiet", "-p", "tcplab", "--example", "bench_scenario"],
+            cwd=src,
+            check=True,
+            env={**os.environ, "CARGO_TARGET_DIR": str(target)},
+        )
+        stamp.write_text(rev)
+    return binary
+
+
+# ----------------------------------------------------------------------------- scenarios
+
+
+def parse_rate(s) -> float:
+    """Bits per second from a tcplab rate ("10Mbps", "1Gbps", 1e6)."""
+    if isinstance(s, (int, float)):
+        return float(s)
+    s = s.strip().lower().replace("/s", "ps")
+    for unit, mult in (("gbps", 1e9), ("mbps", 1e6), ("kbps", 1e3), ("bps", 1.0)):
+        if s.endswith(unit):
+            return float(s[: -len(unit)]) * mult
+    return float(s)
+
+
+def parse_seconds(s) -> float:
+    if isinstance(s, (int, float)):
+        return float(s)
+    s = s.strip()
+    for unit, mult in (("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9), ("s", 1.0)):
+        if s.endswith(unit):
+            return float(s[: -len(unit)]) * mult
+    return float(s)
+
+
+def dumbbell_toml(
+    flows: int,
+    rate_bps: float,
+    delay_s: float,
+    buffer: int,
+    duration: float,
+    access_bps: float = 1e9,
+    access_delay_s: float = 0.001,
+    access_buffer: int = 1000,
+    sample_interval: float = 0.0,
+) -> str:
+    """A dumbbell scenario with one NewReno flow per sender/receiver pair."""
+    lines = [
+        "[simulation]",
+        f"duration = {duration}",
+        f"sample_interval = {sample_interval}",
+        "",
+        "[topology]",
+        'kind = "dumbbell"',
+        f"pairs = {flows}",
+        f"bottleneck = {{ rate = {rate_bps:.0f}, delay = {delay_s}, buffer = {buffer} }}",
+        f"access = {{ rate = {access_bps:.0f}, delay = {access_delay_s}, buffer = {access_buffer} }}",
+    ]
+    for i in range(flows):
+        lines += ["", "[[flows]]", f'src = "s{i}"', f'dst = "d{i}"', 'cc = "newreno"']
+    return "\n".join(lines) + "\n"
+
+
+def with_duration(text: str, duration: float) -> str:
+    """The scenario text with its simulated duration replaced."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("duration ="):
+            line = f"duration = {duration}"
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def ns3_args(scenario: dict, sack: bool) -> list[str]:
+    """Command-line arguments of bench/ns3/dumbbell for the same dumbbell."""
+    topo = scenario["topology"]
+    assert topo["kind"] == "dumbbell", "the ns-3 program models the dumbbell preset"
+    b, a = topo["bottleneck"], topo.get("access", {})
+    rate = parse_rate(b["rate"])
+    delay = parse_seconds(b["delay"])
+    access_rate = parse_rate(a.get("rate", 100e6))
+    access_delay = parse_seconds(a.get("delay", 0.001))
+    buffer = int(b.get("buffer", 100))
+    flows = len(scenario["flows"])
+    # Socket buffers: 8 times a flow's fair share of the largest window the path allows
+    # (bandwidth-delay product + bottleneck buffer), so the buffers never limit the window
+    # in practice (ns-3's BulkSend keeps the send buffer full, which costs memory).
+    rtt = 2 * (delay + 2 * access_delay)
+    window_pkts = rate * rtt / 8 / 1040 + buffer
+    socket_buffer = max(131072, int(8 * window_pkts * 1000 / flows))
+    return [
+        f"--flows={flows}",
+        f"--bottleneckRate={rate:.0f}bps",
+        f"--bottleneckDelay={delay * 1e9:.0f}ns",
+        f"--bottleneckBuffer={buffer}",
+        f"--accessRate={access_rate:.0f}bps",
+        f"--accessDelay={access_delay * 1e9:.0f}ns",
+        f"--accessBuffer={int(a.get('buffer', 1000))}",
+        f"--duration={scenario['simulation']['duration']}",
+        f"--sack={'true' if sack else 'false'}",
+        f"--socketBuffer={socket_buffer}",
+    ]
+
+
+# ----------------------------------------------------------------------------- measuring
+
+
+def measure_rusage(cmd: list[str]) -> dict:
+    """Runs `cmd`: its JSON output line plus wall seconds and peak RSS in MiB."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        text, errors = out.read().decode(), err.read().decode()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}): {errors[-2000:]}")
+    rec = json.loads(text.strip().splitlines()[-1])
+    rec["wall_s"] = wall
+    # CPU time of the child: on a loaded machine it varies less than the wall time.
+    rec["cpu_s"] = usage.ru_utime + usage.ru_stime
+    # The program's own VmHWM: the child's ru_maxrss would include this Python process's
+    # pages, which the fork copied before exec.
+    rec["peak_rss_mib"] = rec["peak_rss_kib"] / 1024.0
+    return rec
+
+
+def best_of(runs: list[dict]) -> dict:
+    """The run with the least wall time, with every run's wall and the largest peak."""
+    best = dict(min(runs, key=lambda r: r["wall_s"]))
+    best["walls_s"] = [r["wall_s"] for r in runs]
+    best["cpu_s"] = min(r["cpu_s"] for r in runs)
+    best["peak_rss_mib"] = max(r["peak_rss_mib"] for r in runs)
+    best["pkts_per_wall_s"] = best["packets_delivered"] / best["wall_s"]
+    return best
+
+
+def scenario_file(name: str, text: str) -> Path:
+    OUT.mkdir(parents=True, exist_ok=True)
+    p = OUT / f"{name}.toml"
+    p.write_text(text)
+    return p
+
+
+# ----------------------------------------------------------------------------- suite
+
+
+def run_suite(args) -> dict:
+    print("\n== tcplab vs ns-3 (same invocation, runs interleaved) ==", flush=True)
+    results = {}
+    for key, label in SUITE:
+        if key not in args.scenarios:
+            continue
+        text = (BENCH / "scenarios" / f"{key}.toml").read_text()
+        sc = tomllib.loads(text)
+        if args.quick:
+            text = with_duration(text, sc["simulation"]["duration"] / 10)
+            sc = tomllib.loads(text)
+        path = scenario_file(f"suite_{key}", text)
+        tl_cmd = [str(TCPLAB_BIN), str(path)]
+        variants = {"ns3_sack": ns3_args(sc, sack=True)}
+        if key in args.nosack:
+            variants["ns3_nosack"] = ns3_args(sc, sack=False)
+        runs = {"tcplab": [], **{v: [] for v in variants}}
+        if args.baseline_bin:
+            runs["tcplab_base"] = []
+        for i in range(max(args.runs, args.ns3_runs)):
+            if i < args.runs:
+                runs["tcplab"].append(measure_rusage(tl_cmd))
+                if args.baseline_bin:
+                    runs["tcplab_base"].append(measure_rusage([str(args.baseline_bin), str(path)]))
+            if i < args.ns3_runs:
+                for v, a in variants.items():
+                    runs[v].append(measure_rusage([str(NS3_BIN), *a]))
+            print(
+                f"  ({key}) round {i + 1}: "
+                + ", ".join(f"{k} {r[-1]['wall_s']:.2f} s" for k, r in runs.items() if len(r) > i),
+                flush=True,
+            )
+        res = {k: best_of(r) for k, r in runs.items()}
+        res["label"] = label
+        res["ns3_args"] = variants["ns3_sack"]
+        results[key] = res
+    print_suite(results)
+    return results
+
+
+def print_suite(results: dict) -> None:
+    print()
+    hdr = (
+        f"{'scenario':<10}{'simulator':<12}{'wall s':>9}{'cpu s':>9}{'pkts delivered':>16}"
+        f"{'pkts/wall s':>14}{'peak MiB':>10}{'goodput Mb/s':>14}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for key, res in results.items():
+        for sim in [k for k in ("tcplab", "tcplab_base", "ns3_sack", "ns3_nosack") if k in res]:
+            r = res[sim]
+            print(
+                f"{key:<10}{sim:<12}{r['wall_s']:>9.2f}{r['cpu_s']:>9.2f}{r['packets_delivered']:>16,}"
+                f"{r['pkts_per_wall_s']:>14,.0f}{r['peak_rss_mib']:>10.1f}"
+                f"{r['goodput_bps'] / 1e6:>14.2f}"
+            )
+    print()
+    print("ratios tcplab / ns-3 (SACK on):")
+    print(
+        f"{'scenario':<10}{'speed (pkts/wall s)':>22}{'(pkts/cpu s)':>14}{'wall time':>12}{'peak memory':>14}"
+        f"{'goodput':>10}{'pkts delivered':>16}"
+    )
+    for key, res in results.items():
+        t, n = res["tcplab"], res["ns3_sack"]
+        ratio = {
+            "speed": t["pkts_per_wall_s"] / n["pkts_per_wall_s"],
+            "speed_cpu": (t["packets_delivered"] / t["cpu_s"]) / (n["packets_delivered"] / n["cpu_s"]),
+            "wall": t["wall_s"] / n["wall_s"],
+            "memory": t["peak_rss_mib"] / n["peak_rss_mib"],
+            "goodput": t["goodput_bps"] / n["goodput_bps"],
+            "packets": t["packets_delivered"] / n["packets_delivered"],
+        }
+        res["ratios"] = ratio
+        flag = "" if abs(ratio["goodput"] - 1) < 0.05 else "   <-- goodput differs by > 5 %"
+        print(
+            f"{key:<10}{ratio['speed']:>21.1f}x{ratio['speed_cpu']:>13.1f}x{ratio['wall']:>12.4f}{ratio['memory']:>14.3f}"
+            f"{ratio['goodput']:>10.3f}{ratio['packets']:>16.3f}{flag}"
+        )
+    if any("tcplab_base" in res for res in results.values()):
+        print("\nthis engine against the baseline revision (same runs, interleaved):")
+        for key, res in results.items():
+            t, b = res["tcplab"], res["tcplab_base"]
+            res["ratios"]["speedup_vs_baseline"] = b["wall_s"] / t["wall_s"]
+            res["ratios"]["memory_vs_baseline"] = t["peak_rss_mib"] / b["peak_rss_mib"]
+            same = t["packets_delivered"] == b["packets_delivered"]
+            print(
+                f"  ({key}) speed-up {b['wall_s'] / t['wall_s']:.2f}x "
+                f"(wall {b['wall_s']:.2f} s -> {t['wall_s']:.2f} s), memory "
+                f"{b['peak_rss_mib']:.1f} -> {t['peak_rss_mib']:.1f} MiB, "
+                f"{'identical' if same else 'DIFFERENT'} packet counts"
+            )
+
+
+# ----------------------------------------------------------------------------- scaling
+
+
+def fit_exponent(xs: list[float], ys: list[float]) -> float:
+    """Least-squares slope of log y against log x: 1 means linear growth."""
+    lx = [math.log(x) for x in xs]
+    ly = [math.log(y) for y in ys]
+    mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+
+
+def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
+    """y = a + b x by least squares, and the largest relative deviation from it."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    a = my - b * mx
+    dev = max(abs(y - (a + b * x)) / y for x, y in zip(xs, ys))
+    return a, b, dev
+
+
+def run_scaling(args) -> dict:
+    """tcplab alone: time and memory against flows and against simulated duration."""
+    out = {}
+    print("\n== scaling with the number of flows (10 Mb/s, 20 packets of buffer per flow) ==")
+    flows_list = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
+    dur = 0.5 if args.quick else args.flows_duration
+    rows = []
+    for n in flows_list:
+        text = dumbbell_toml(n, n * 10e6, 0.010, 20 * n, dur)
+        r = best_of([measure_rusage([str(TCPLAB_BIN), str(scenario_file(f"flows_{n}", text))])
+                     for _ in range(args.scaling_runs)])
+        r["flows"] = n
+        rows.append(r)
+        print(
+            f"  {n:>6} flows: wall {r['wall_s']:8.2f} s  cpu {r['cpu_s']:8.2f} s  "
+            f"peak {r['peak_rss_mib']:8.1f} MiB  packets {r['packets_delivered']:>12,}",
+            flush=True,
+        )
+    out["flows"] = {"duration_s": dur, "rows": rows}
+
+    print("\n== scaling with simulated duration (scenario (b)) ==")
+    base = (BENCH / "scenarios" / "b.toml").read_text()
+    durations = [5, 10, 20, 40] if args.quick else [25, 50, 100, 200, 400]
+    series = {}
+    for label, interval in (("series off", 0.0), ("series every 0.1 s", 0.1)):
+        rows = []
+        for d in durations:
+            text = with_duration(base, d).replace(
+                "sample_interval = 0", f"sample_interval = {interval}"
+            )
+            r = best_of([measure_rusage([str(TCPLAB_BIN), str(scenario_file(f"dur_{d}_{interval}", text))])
+                         for _ in range(args.scaling_runs)])
+            r["duration"] = d
+            rows.append(r)
+            print(
+                f"  {label:<20} {d:>5} s: wall {r['wall_s']:7.2f} s  cpu {r['cpu_s']:7.2f} s  "
+                f"peak {r['peak_rss_mib']:7.1f} MiB  packets {r['packets_delivered']:>12,}",
+                flush=True,
+            )
+        series[label] = {"rows": rows}
+    out["duration"] = series
+    analyse_scaling(out)
+    plot_scaling(out)
+    return out
+
+
+def analyse_scaling(out: dict) -> None:
+    """Fits and prints linearity figures, in CPU time (steady on a shared machine) and wall
+    time, and stores them in `out`."""
+    rows = out["flows"]["rows"]
+    n = [r["flows"] for r in rows]
+    print("\n  flows: per packet delivered")
+    for r in rows:
+        print(
+            f"  {r['flows']:>6} flows: {r['events'] / r['packets_delivered']:.2f} events, "
+            f"{r['cpu_s'] / r['packets_delivered'] * 1e9:6.0f} ns cpu, "
+            f"{r['wall_s'] / r['packets_delivered'] * 1e9:6.0f} ns wall, "
+            f"{r['peak_rss_mib'] * 1024 / r['flows']:6.1f} KiB peak memory per flow"
+        )
+    big = [r for r in rows if r["flows"] >= 100]
+    exps = {
+        f"{what}_vs_flows": fit_exponent([r["flows"] for r in big], [r[key] for r in big])
+        for what, key in (
+            ("cpu", "cpu_s"),
+            ("wall", "wall_s"),
+            ("memory", "peak_rss_mib"),
+            ("packets", "packets_delivered"),
+            ("events", "events"),
+        )
+    }
+    ma, mb, mdev = fit_line(n, [r["peak_rss_mib"] for r in rows])
+    print(
+        "  fitted exponents over >= 100 flows (1 = linear): "
+        + ", ".join(f"{k} {v:.3f}" for k, v in exps.items())
+    )
+    print(
+        f"  memory = {ma:.1f} MiB + {mb * 1024:.1f} KiB per flow (max deviation {mdev:.0%})"
+    )
+    out["flows"]["exponents"] = exps
+    out["flows"]["memory_fit"] = {"intercept_mib": ma, "slope_mib_per_flow": mb, "max_rel_dev": mdev}
+    for label, s in out["duration"].items():
+        rows = s["rows"]
+        d = [r["duration"] for r in rows]
+        fits = {}
+        for key in ("cpu_s", "wall_s"):
+            a, b, dev = fit_line(d, [r[key] for r in rows])
+            fits[key] = {
+                "intercept_s": a,
+                "slope_s_per_s": b,
+                "max_rel_dev": dev,
+                "exponent": fit_exponent(d, [r[key] for r in rows]),
+            }
+        ma, mb, mdev = fit_line(d, [r["peak_rss_mib"] for r in rows])
+        c, w = fits["cpu_s"], fits["wall_s"]
+        print(
+            f"  {label}: cpu = {c['intercept_s']:.3f} s + {c['slope_s_per_s'] * 1e3:.2f} ms per "
+            f"simulated s (max deviation {c['max_rel_dev']:.1%}, log-log exponent "
+            f"{c['exponent']:.3f}); wall exponent {w['exponent']:.3f}; memory = {ma:.2f} MiB + "
+            f"{mb * 1024:.1f} KiB per simulated s"
+        )
+        s["fits"] = fits
+        s["memory_fit"] = {"intercept_mib": ma, "slope_mib_per_s": mb, "max_rel_dev": mdev}
+
+
+def plot_scaling(out: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    PLOTS.mkdir(parents=True, exist_ok=True)
+    rows = out["flows"]["rows"]
+    n = [r["flows"] for r in rows]
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    for a, key, unit in ((ax[0], "cpu_s", "time (s)"), (ax[1], "peak_rss_mib", "peak memory (MiB)")):
+        y = [r[key] for r in rows]
+        a.loglog(n, y, "o-", label="tcplab, CPU time" if key == "cpu_s" else "tcplab")
+        if key == "cpu_s":
+            a.loglog(n, [r["wall_s"] for r in rows], "s:", color="gray", label="tcplab, wall time")
+        ref = [y[-1] * x / n[-1] for x in n]
+        a.loglog(n, ref, "k--", lw=0.8, label="linear (slope 1)")
+        a.set_xlabel("flows (link rate 10 Mb/s per flow)")
+        a.set_ylabel(unit)
+        a.grid(True, which="both", alpha=0.3)
+        a.legend()
+    e = out["flows"]["exponents"]
+    fig.suptitle(
+        f"Scaling with flows, {out['flows']['duration_s']} s simulated "
+        f"(fitted exponents: CPU {e['cpu_vs_flows']:.2f}, memory {e['memory_vs_flows']:.2f})"
+    )
+    fig.tight_layout()
+    fig.savefig(PLOTS / "scaling_flows.png", dpi=110)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    for label, s in out["duration"].items():
+        d = [r["duration"] for r in s["rows"]]
+        ax[0].plot(d, [r["cpu_s"] for r in s["rows"]], "o-", label=label)
+        ax[1].plot(d, [r["peak_rss_mib"] for r in s["rows"]], "o-", label=label)
+    ax[0].set_ylabel("CPU time (s)")
+    ax[1].set_ylabel("peak memory (MiB)")
+    for a in ax:
+        a.set_xlabel("simulated seconds (scenario (b))")
+        a.set_xlim(left=0)
+        a.set_ylim(bottom=0)
+        a.grid(True, alpha=0.3)
+        a.legend()
+    fig.suptitle("Scaling with simulated duration")
+    fig.tight_layout()
+    fig.savefig(PLOTS / "scaling_duration.png", dpi=110)
+    plt.close(fig)
+    print(f"  plots: {PLOTS / 'scaling_flows.png'}, {PLOTS / 'scaling_duration.png'}")
+
+
+# ----------------------------------------------------------------------------- profile
+
+
+def run_profile(args) -> dict:
+    """callgrind on scenario (b) shortened to 10 s: instruction counts of the hot spots."""
+    print("\n== profile: valgrind --tool=callgrind on scenario (b), 10 s simulated ==")
+    if not shutil.which("valgrind"):
+        print("  valgrind is not installed (apt-get install valgrind); skipped")
+        return {}
+    text = with_duration((BENCH / "scenarios" / "b.toml").read_text(), 1 if args.quick else 10)
+    path = scenario_file("profile_b", text)
+    cg = OUT / "callgrind.out"
+    subprocess.run(
+        ["valgrind", "--tool=callgrind", f"--callgrind-out-file={cg}", str(TCPLAB_BIN), str(path)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    ann = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", str(cg)], capture_output=True, text=True, check=True
+    ).stdout
+    # callgrind_annotate splits a function's cost by the source file of inlined code;
+    # add the pieces up per function.
+    total, per_function = None, {}
+    for line in ann.splitlines():
+        s = line.strip()
+        if "Auto-annotated source" in s or "=>" in s:
+            break  # past the per-function summary
+        if total is None and "PROGRAM TOTALS" in s:
+            total = int(s.split()[0].replace(",", ""))
+        elif total is not None and s and s[0].isdigit() and ":" in s:
+            count = int(s.split()[0].replace(",", ""))
+            name = s.split(":", 1)[1].split(" [")[0].strip()
+            per_function[name] = per_function.get(name, 0) + count
+    top = sorted(per_function.items(), key=lambda kv: -kv[1])[:15]
+    events = json.loads(
+        subprocess.run([str(TCPLAB_BIN), str(path)], capture_output=True, text=True, check=True)
+        .stdout.strip()
+        .splitlines()[-1]
+    )
+    print(
+        f"  instructions: {total:,} ({total / events['events']:.0f} per event, "
+        f"{total / events['packets_delivered']:.0f} per packet delivered)"
+    )
+    for name, count in top:
+        print(f"  {count / total:6.1%}  {name}")
+    return {
+        "instructions": total,
+        "events": events["events"],
+        "packets_delivered": events["packets_delivered"],
+        "top": [{"function": n, "instructions": c} for n, c in top],
+    }
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", default="suite,scaling,profile", help="comma-separated parts")
+    ap.add_argument("--quick", action="store_true", help="durations cut tenfold")
+    ap.add_argument("--runs", type=int, default=3, help="tcplab runs per scenario (best of)")
+    ap.add_argument("--ns3-runs", type=int, default=1, help="ns-3 runs per scenario (best of)")
+    ap.add_argument("--scaling-runs", type=int, default=1, help="runs per scaling point")
+    ap.add_argument("--flows-duration", type=float, default=2.0, help="simulated s per flow-sweep point")
+    ap.add_argument(
+        "--nosack", default="a", help="scenarios also run in ns-3 with SACK off (e.g. 'a,b')"
+    )
+    ap.add_argument("--scenarios", default="a,b,c", help="suite scenarios to run")
+    ap.add_argument(
+        "--baseline-rev",
+        help="also run tcplab built at this git revision in the suite, for before/after ratios",
+    )
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument(
+        "--replot", metavar="RESULTS_JSON", help="only re-analyse and re-plot saved scaling results"
+    )
+    args = ap.parse_args()
+    bootstrap()
+    if args.replot:
+        saved = json.loads(Path(args.replot).read_text())["scaling"]
+        analyse_scaling(saved)
+        plot_scaling(saved)
+        return
+    if not args.no_build:
+        build()
+    args.baseline_bin = build_baseline(args.baseline_rev) if args.baseline_rev else None
+    if args.quick:
+        global PLOTS
+        PLOTS = OUT / "perf"  # smoke-test plots do not replace the documented ones
+    parts = set(args.only.split(","))
+    results = {
+        "machine": {
+            "platform": platform.platform(),
+            "cpus": os.cpu_count(),
+            "load_avg_at_start": os.getloadavg(),
+        },
+        "command": " ".join(["python3", "bench/run.py", *sys.argv[1:]]),
+        "quick": args.quick,
+        "baseline_rev": args.baseline_rev,
+    }
+    if "suite" in parts:
+        results["suite"] = run_suite(args)
+    if "scaling" in parts:
+        results["scaling"] = run_scaling(args)
+    if "profile" in parts:
+        results["profile"] = run_profile(args)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "results.json").write_text(json.dumps(results, indent=2))
+    print(f"\nresults: {OUT / 'results.json'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+//! Runs one scenario file once and prints one JSON line of performance figures, for the
+//! benchmark suite (`python bench/run.py`, see docs/performance.md):
+//!
+//! `cargo run --release -p tcplab --example bench_scenario -- FILE.toml`
+//!
+//! `packets_delivered` counts data packets that reached their receiver plus ACKs that
+//! reached their sender (`RunMeta::packets_delivered`); `run_seconds` is the wall time
+//! of parsing, building and running the scenario inside this process.
+
+use std::time::Instant;
+
+/// Peak resident set size of this process, in KiB (Linux `VmHWM`).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    let Some(path) = std::env::args().nth(1) else {
+        eprintln!("usage: bench_scenario SCENARIO.toml");
+        std::process::exit(2);
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read {path}: {e}");
+            std::process::exit(2);
+        }
+    };
+    let t0 = Instant::now();
+    let rec = match tcplab::run_scenario(&text, None) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    };
+    let run_seconds = t0.elapsed().as_secs_f64();
+    let acks: u64 = rec.flows.iter().map(|f| f.acks_received).sum();
+    let bytes: u64 = rec.flows.iter().map(|f| f.bytes_delivered).sum();
+    let goodput: f64 = rec.flows.iter().map(|f| f.goodput_bps).sum();
+    let packets = rec.meta.packets_delivered;
+    println!(
+        "{{\"simulator\": \"tcplab\", \"flows\": {}, \"duration\": {}, \"data_delivered\": {}, \
+         \"acks_delivered\": {}, \"packets_delivered\": {}, \"bytes_delivered\": {}, \
+         \"goodput_bps\": {}, \"events\": {}, \"run_seconds\": {}, \"peak_rss_kib\": {}}}",
+        rec.flows.len(),
+        rec.meta.duration,
+        packets - acks,
+        acks,
+        packets,
+        bytes,
+        goodput,
+        rec.meta.events_processed,
+        run_seconds,
+        peak_rss_kib().map_or("null".to_string(), |k| k.to_string()),
+    );
+}
