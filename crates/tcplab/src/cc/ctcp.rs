@@ -22,7 +22,7 @@
 //! gamma is 30 packets in Tan et al.; 004 uses 2, the default here.
 
 use super::reno::reno_increase;
-use super::round::{RoundEnd, RttRound};
+use super::round::{Round, RoundTracker};
 use super::{
     params::check_range, parse_params, AckSample, CaEvent, CcSpec, CcState, CongestionControl,
     LossInfo,
@@ -86,8 +86,8 @@ pub struct Ctcp {
     p: CtcpParams,
     dwnd: f64,
     base_rtt: Option<Time>,
-    round: RttRound,
-    finished_round: Option<RoundEnd>,
+    round: RoundTracker,
+    finished_round: Option<Round>,
     last_diff: f64,
 }
 
@@ -97,7 +97,7 @@ impl Ctcp {
             p,
             dwnd: 0.0,
             base_rtt: None,
-            round: RttRound::default(),
+            round: RoundTracker::default(),
             finished_round: None,
             last_diff: f64::NAN,
         }
@@ -115,10 +115,11 @@ impl Ctcp {
     }
 
     /// The delay-based update at the end of a round.
-    fn end_of_round(&mut self, st: &mut CcState, round: RoundEnd) {
-        let (Some(rtt), Some(base)) = (round.min_rtt, self.base_rtt) else {
+    fn end_of_round(&mut self, st: &mut CcState, round: Round) {
+        let Some(base) = self.base_rtt else {
             return;
         };
+        let rtt = round.min;
         let win = st.cwnd;
         if win < self.p.low_window {
             return;
@@ -139,6 +140,10 @@ impl CongestionControl for Ctcp {
         "ctcp"
     }
 
+    fn init(&mut self, st: &mut CcState) {
+        self.round.restart(st.snd_nxt);
+    }
+
     fn ssthresh(&mut self, st: &CcState, _loss: &LossInfo) -> f64 {
         let win = st.effective_window();
         let (cwnd, dwnd) = loss_windows(&self.p, win, self.dwnd.min(win));
@@ -149,9 +154,8 @@ impl CongestionControl for Ctcp {
     fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
         if let Some(rtt) = sample.rtt {
             self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
-            self.round.sample(rtt);
         }
-        if let Some(done) = self.round.on_ack(st) {
+        if let Some(done) = self.round.on_ack(st.snd_una, st.snd_nxt, sample.rtt) {
             self.finished_round = Some(done);
         }
     }
@@ -171,10 +175,12 @@ impl CongestionControl for Ctcp {
         }
     }
 
-    fn cwnd_event(&mut self, _st: &mut CcState, event: CaEvent) {
+    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
         if event == CaEvent::Loss {
             self.dwnd = 0.0;
-            self.round.reset();
+            // After a timeout the next segment sent is the retransmission of snd_una
+            // (go-back-N), so the round starting now ends with the next new ACK.
+            self.round.restart(st.snd_una);
             self.finished_round = None;
         }
     }

@@ -1,7 +1,7 @@
 //! A scripted sender for unit tests: feeds an algorithm ACKs with chosen RTT samples,
 //! duplicate ACKs and losses in the order the real sender calls its hooks
 //! (`in_ack_event`, `pkts_acked`, then `cong_avoid`), keeping a window's worth of
-//! segments outstanding. Rounds end as in [`super::delay::RoundTracker`]: with the ACK of
+//! segments outstanding. Rounds end as in [`super::round::RoundTracker`]: with the ACK of
 //! the first segment sent after the previous round ended.
 
 use super::{AckEvent, AckSample, CaState, CcState, CongestionControl, LossInfo, LossKind};
