@@ -194,7 +194,7 @@ impl CongestionControl for Ctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::Script;
 
     #[test]
     fn update_rules_of_tan_et_al() {
@@ -218,14 +218,15 @@ mod tests {
     fn dwnd_grows_without_queueing_and_is_cut_by_backlog_and_loss() {
         let mut cc = Ctcp::new(CtcpParams::default());
         // In congestion avoidance above low_window.
-        let mut pipe = Pipe::new(40.0, 20.0);
+        let mut pipe = Script::new(40.0, 20.0);
+        pipe.start(&mut cc);
         let base = Time::from_millis(100);
-        pipe.round(&mut cc, base); // starts the first round
-        let mut last = Pipe::var(&cc, "dwnd");
+        pipe.round_trip(&mut cc, base); // holds the first round, one ACK long
+        let mut last = Script::var(&cc, "dwnd");
         for _ in 0..5 {
             let win_before = pipe.st.cwnd;
-            pipe.round(&mut cc, base);
-            let d = Pipe::var(&cc, "dwnd");
+            pipe.round_trip(&mut cc, base);
+            let d = Script::var(&cc, "dwnd");
             let step = d - last;
             // One delay-based step per round of about alpha win^k - 1 (win read at the
             // end of the round, a little above win_before).
@@ -235,7 +236,7 @@ mod tests {
                 step >= lo - 1e-9 && step <= hi,
                 "step {step} not in [{lo}, {hi}]"
             );
-            assert_eq!(Pipe::var(&cc, "diff"), 0.0);
+            assert_eq!(Script::var(&cc, "diff"), 0.0);
             last = d;
         }
         assert!(last > 5.0, "dwnd {last}");
@@ -245,10 +246,10 @@ mod tests {
         let mut cuts = 0;
         for _ in 0..400 {
             let win = pipe.st.cwnd;
-            pipe.ack(&mut cc, Time::from_millis(125));
-            let d = Pipe::var(&cc, "dwnd");
+            pipe.ack(&mut cc, Some(Time::from_millis(125)));
+            let d = Script::var(&cc, "dwnd");
             if d != prev {
-                let diff = Pipe::var(&cc, "diff");
+                let diff = Script::var(&cc, "diff");
                 if diff < 2.0 {
                     // The round that straddles the change still holds base-RTT samples.
                     assert!(d > prev && cuts == 0, "growth only before the cuts");
@@ -267,32 +268,34 @@ mod tests {
         assert_eq!(prev, 0.0, "dwnd drained by the backlog");
         // Grow it again for the loss check.
         for _ in 0..4 {
-            pipe.round(&mut cc, base);
+            pipe.round_trip(&mut cc, base);
         }
-        assert!(Pipe::var(&cc, "dwnd") > 0.0);
+        assert!(Script::var(&cc, "dwnd") > 0.0);
         // Loss: the whole window is halved (beta 0.5) and dwnd keeps what the halved
         // loss-based part does not cover.
         let win = pipe.st.cwnd;
-        let dwnd = Pipe::var(&cc, "dwnd");
-        let ss = pipe.loss(&mut cc);
+        let dwnd = Script::var(&cc, "dwnd");
+        let ss = pipe.fast_recovery(&mut cc);
         let expect_dwnd = (win * 0.5 - (win - dwnd) / 2.0).max(0.0);
-        assert!((Pipe::var(&cc, "dwnd") - expect_dwnd).abs() < 1e-9);
+        assert!((Script::var(&cc, "dwnd") - expect_dwnd).abs() < 1e-9);
         assert!((ss - ((win - dwnd) / 2.0 + expect_dwnd).max(2.0)).abs() < 1e-9);
     }
 
     #[test]
     fn no_delay_component_in_slow_start_or_below_low_window() {
         let mut cc = Ctcp::new(CtcpParams::default());
-        let mut pipe = Pipe::new(2.0, 1e9);
+        let mut pipe = Script::new(2.0, 1e9);
+        pipe.start(&mut cc);
         for _ in 0..5 {
-            pipe.round(&mut cc, Time::from_millis(100));
+            pipe.round_trip(&mut cc, Time::from_millis(100));
         }
-        assert_eq!(Pipe::var(&cc, "dwnd"), 0.0, "slow start");
+        assert_eq!(Script::var(&cc, "dwnd"), 0.0, "slow start");
         let mut cc = Ctcp::new(CtcpParams::default());
-        let mut pipe = Pipe::new(10.0, 5.0);
+        let mut pipe = Script::new(10.0, 5.0);
+        pipe.start(&mut cc);
         for _ in 0..5 {
-            pipe.round(&mut cc, Time::from_millis(100));
+            pipe.round_trip(&mut cc, Time::from_millis(100));
         }
-        assert_eq!(Pipe::var(&cc, "dwnd"), 0.0, "window below 38");
+        assert_eq!(Script::var(&cc, "dwnd"), 0.0, "window below 38");
     }
 }

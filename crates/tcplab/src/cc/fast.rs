@@ -167,7 +167,7 @@ impl CongestionControl for Fast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::Script;
 
     #[test]
     fn the_update_has_its_fixed_point_at_alpha_queued_packets() {
@@ -189,11 +189,11 @@ mod tests {
     #[test]
     fn converges_to_alpha_packets_queued_through_its_hooks() {
         let mut cc = Fast::new(FastParams::default());
-        let mut pipe = Pipe::new(2.0, 1e9);
-        pipe.init(&mut cc);
+        let mut pipe = Script::new(2.0, 1e9);
+        pipe.start(&mut cc);
         for _ in 0..200 {
             let rtt = fluid_rtt(pipe.st.cwnd);
-            pipe.round(&mut cc, rtt);
+            pipe.round_trip(&mut cc, rtt);
         }
         let queued = pipe.st.cwnd - 50.0;
         assert!(
@@ -201,7 +201,7 @@ mod tests {
             "backlog {queued} packets, cwnd {}",
             pipe.st.cwnd
         );
-        assert!((Pipe::var(&cc, "base_rtt") - 0.1).abs() < 1e-9);
+        assert!((Script::var(&cc, "base_rtt") - 0.1).abs() < 1e-9);
     }
 
     #[test]
@@ -210,13 +210,14 @@ mod tests {
             update_period: 2,
             ..FastParams::default()
         });
-        let mut pipe = Pipe::new(10.0, 1e9);
+        let mut pipe = Script::new(10.0, 1e9);
+        pipe.start(&mut cc);
         let rtt = Time::from_millis(100);
-        pipe.round(&mut cc, rtt); // opens the first round
+        pipe.round_trip(&mut cc, rtt); // holds the first round, one ACK long
         let mut changes = 0;
         for _ in 0..8 {
             let before = pipe.st.cwnd;
-            pipe.round(&mut cc, rtt);
+            pipe.round_trip(&mut cc, rtt);
             if pipe.st.cwnd != before {
                 changes += 1;
             }
@@ -227,7 +228,7 @@ mod tests {
     #[test]
     fn halves_on_loss() {
         let mut cc = Fast::new(FastParams::default());
-        let pipe = Pipe::new(60.0, 1e9);
+        let pipe = Script::new(60.0, 1e9);
         let loss = LossInfo {
             kind: crate::cc::LossKind::FastRetransmit,
             seq: 0,
