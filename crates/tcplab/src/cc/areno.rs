@@ -187,7 +187,7 @@ impl CongestionControl for AReno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::scripted::Script;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
 
     #[test]
@@ -218,15 +218,6 @@ mod tests {
         assert_eq!(congestion_level(0.11, 0.1, Some(0.1)), 1.0);
     }
 
-    fn loss() -> LossInfo {
-        LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        }
-    }
-
     #[test]
     fn decrease_depends_on_the_congestion_level() {
         let mut cc = AReno::new(ARenoParams::default());
@@ -234,15 +225,27 @@ mod tests {
         pipe.st.min_rtt = Time::from_millis(100);
         pipe.st.srtt = Time::from_millis(200);
         // First loss: no reference yet, halve as Reno; RTT_cong = 200 ms.
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 50.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            50.0
+        );
         // RTT at the congestion reference: c = 1, halve.
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 50.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            50.0
+        );
         // Empty queue: c = 0, keep the window.
         pipe.st.srtt = Time::from_millis(100);
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 100.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            100.0
+        );
         // RTT_cong is now 150 ms (a = 0.5); RTT 125 ms: c = 0.5, W / 1.5.
         pipe.st.srtt = Time::from_millis(125);
-        assert!((cc.ssthresh(&pipe.st, &loss()) - 100.0 / 1.5).abs() < 1e-9);
+        assert!(
+            (cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)) - 100.0 / 1.5).abs()
+                < 1e-9
+        );
     }
 
     #[test]

@@ -197,17 +197,8 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::scripted::Script;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
-
-    fn loss() -> LossInfo {
-        LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        }
-    }
 
     #[test]
     fn k_and_the_cubic_function() {
@@ -227,20 +218,25 @@ mod tests {
     fn loss_decrease_and_fast_convergence() {
         let mut cc = Cubic::new(CubicParams::default());
         let mut pipe = Script::new(100.0, 1e9);
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 70.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            70.0
+        );
         assert_eq!(Script::var(&cc, "w_max"), 100.0);
         // A second loss below the previous W_max: release bandwidth, W_max = 90 * 0.85.
         pipe.st.cwnd = 90.0;
-        assert!((cc.ssthresh(&pipe.st, &loss()) - 63.0).abs() < 1e-12);
+        assert!(
+            (cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)) - 63.0).abs() < 1e-12
+        );
         assert!((Script::var(&cc, "w_max") - 76.5).abs() < 1e-12);
         let mut plain = Cubic::new(CubicParams {
             fast_convergence: false,
             ..CubicParams::default()
         });
         pipe.st.cwnd = 100.0;
-        plain.ssthresh(&pipe.st, &loss());
+        plain.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit));
         pipe.st.cwnd = 90.0;
-        plain.ssthresh(&pipe.st, &loss());
+        plain.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit));
         assert_eq!(Script::var(&plain, "w_max"), 90.0);
     }
 

@@ -167,7 +167,8 @@ impl CongestionControl for Fast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::scripted::Script;
+    use crate::cc::scripted::{fresh_loss, Script};
+    use crate::cc::LossKind;
 
     #[test]
     fn the_update_has_its_fixed_point_at_alpha_queued_packets() {
@@ -229,12 +230,7 @@ mod tests {
     fn halves_on_loss() {
         let mut cc = Fast::new(FastParams::default());
         let pipe = Script::new(60.0, 1e9);
-        let loss = LossInfo {
-            kind: crate::cc::LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        };
+        let loss = fresh_loss(LossKind::FastRetransmit);
         assert_eq!(cc.ssthresh(&pipe.st, &loss), 30.0);
     }
 }

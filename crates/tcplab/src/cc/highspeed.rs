@@ -124,7 +124,7 @@ impl CongestionControl for HighSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::scripted::Script;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
 
     /// (w, a(w), b(w)) rows of RFC 3649 Appendix B.
@@ -175,12 +175,7 @@ mod tests {
         let before = pipe.st.cwnd;
         pipe.ack(&mut cc, Some(crate::sim::Time::from_millis(100)));
         assert!((pipe.st.cwnd - before - 8.0 / 1058.0).abs() < 1e-4);
-        let loss = LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: crate::sim::Time::ZERO,
-        };
+        let loss = fresh_loss(LossKind::FastRetransmit);
         pipe.st.cwnd = 1058.0;
         let ss = cc.ssthresh(&pipe.st, &loss);
         assert!((ss - 1058.0 * (1.0 - 0.327)).abs() < 0.5, "{ss}");

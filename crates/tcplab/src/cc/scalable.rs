@@ -82,18 +82,9 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::scripted::Script;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
     use crate::sim::Time;
-
-    fn loss() -> LossInfo {
-        LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        }
-    }
 
     #[test]
     fn kelly_constants() {
@@ -107,7 +98,11 @@ mod tests {
         pipe.round_trip(&mut cc, Time::from_millis(100));
         assert!((pipe.st.cwnd / before - 1.01).abs() < 0.001);
         pipe.st.cwnd = 200.0;
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 175.0, "x0.875 on loss");
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            175.0,
+            "x0.875 on loss"
+        );
     }
 
     #[test]
@@ -118,6 +113,9 @@ mod tests {
         pipe.ack(&mut cc, Some(Time::from_millis(100)));
         assert!((pipe.st.cwnd - 10.1).abs() < 1e-12, "1/cwnd per ACK");
         pipe.st.cwnd = 10.0;
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 5.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            5.0
+        );
     }
 }

@@ -191,3 +191,13 @@ impl Script {
             .unwrap_or_else(|| panic!("variable {name} not reported"))
     }
 }
+
+/// A first loss of segment 0, sent at time zero, for calling `ssthresh` directly.
+pub fn fresh_loss(kind: LossKind) -> LossInfo {
+    LossInfo {
+        kind,
+        seq: 0,
+        already_retransmitted: false,
+        sent_at: Time::ZERO,
+    }
+}
