@@ -337,6 +337,7 @@ impl CongestionControl for AckLossReaction {
 mod tests {
     use super::*;
     use crate::cc::reno::Reno;
+    use crate::cc::scripted::fresh_loss;
     use crate::cc::{ProbePoint, Recovery};
     use std::sync::{Arc, Mutex};
 
@@ -594,12 +595,7 @@ mod tests {
         let log = Arc::new(Mutex::new(Vec::new()));
         let mut w = AckLossReaction::new(Box::new(Recorder(log.clone())), AckLossParams::default());
         let mut st = CcState::new(10.0, 5.0, 1000, 1000);
-        let loss = LossInfo {
-            kind: LossKind::Timeout,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        };
+        let loss = fresh_loss(LossKind::Timeout);
         let probe = RetransmitProbe {
             point: ProbePoint::DupAck(1),
             seq: 0,

@@ -187,7 +187,7 @@ impl CongestionControl for AReno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
 
     #[test]
@@ -218,49 +218,53 @@ mod tests {
         assert_eq!(congestion_level(0.11, 0.1, Some(0.1)), 1.0);
     }
 
-    fn loss() -> LossInfo {
-        LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        }
-    }
-
     #[test]
     fn decrease_depends_on_the_congestion_level() {
         let mut cc = AReno::new(ARenoParams::default());
-        let mut pipe = Pipe::new(100.0, 50.0);
+        let mut pipe = Script::new(100.0, 50.0);
         pipe.st.min_rtt = Time::from_millis(100);
         pipe.st.srtt = Time::from_millis(200);
         // First loss: no reference yet, halve as Reno; RTT_cong = 200 ms.
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 50.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            50.0
+        );
         // RTT at the congestion reference: c = 1, halve.
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 50.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            50.0
+        );
         // Empty queue: c = 0, keep the window.
         pipe.st.srtt = Time::from_millis(100);
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 100.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            100.0
+        );
         // RTT_cong is now 150 ms (a = 0.5); RTT 125 ms: c = 0.5, W / 1.5.
         pipe.st.srtt = Time::from_millis(125);
-        assert!((cc.ssthresh(&pipe.st, &loss()) - 100.0 / 1.5).abs() < 1e-9);
+        assert!(
+            (cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)) - 100.0 / 1.5).abs()
+                < 1e-9
+        );
     }
 
     #[test]
     fn probe_window_grows_by_w_inc_per_round() {
         let mut cc = AReno::new(ARenoParams::default());
-        let mut pipe = Pipe::new(60.0, 30.0);
+        let mut pipe = Script::new(60.0, 30.0);
+        pipe.start(&mut cc);
         let rtt = Time::from_millis(50);
-        pipe.round(&mut cc, rtt);
+        pipe.round_trip(&mut cc, rtt);
         // srtt 50 ms, cwnd ~60: B = 1200 packets/s, W_inc_max = 1.2; no loss yet, c = 0:
         // W_inc(0) = 1.2 + k0, about 2.05 packets per round.
         let before = pipe.st.cwnd;
-        pipe.round(&mut cc, rtt);
+        pipe.round_trip(&mut cc, rtt);
         let grown = pipe.st.cwnd - before;
         let expect = w_inc(0.0, before / 0.05 / 1000.0, 16.0);
         assert!(
             (grown - expect).abs() < 0.1,
             "grew {grown}, expected {expect}"
         );
-        assert_eq!(Pipe::var(&cc, "congestion_level"), 0.0);
+        assert_eq!(Script::var(&cc, "congestion_level"), 0.0);
     }
 }

@@ -5,9 +5,10 @@
 //! of the RTTs measured within the last window" (000 section 4.5), which is this
 //! algorithm's default RTT choice. The rule itself is [`ThresholdRule`].
 
-use super::delay::{split_params, RttChoice};
+use super::delay::split_params;
 use super::newvegas::{OnDupackLoss, ThresholdRule};
 use super::params::check_range;
+use super::round::RttChoice;
 use super::vegas::{VegasConfig, VegasFamily};
 use super::{parse_params, CcSpec};
 use crate::config::ConfigError;

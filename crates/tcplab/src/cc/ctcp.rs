@@ -22,7 +22,7 @@
 //! gamma is 30 packets in Tan et al.; 004 uses 2, the default here.
 
 use super::reno::reno_increase;
-use super::round::{RoundEnd, RttRound};
+use super::round::{Round, RoundTracker};
 use super::{
     params::check_range, parse_params, AckSample, CaEvent, CcSpec, CcState, CongestionControl,
     LossInfo,
@@ -86,8 +86,8 @@ pub struct Ctcp {
     p: CtcpParams,
     dwnd: f64,
     base_rtt: Option<Time>,
-    round: RttRound,
-    finished_round: Option<RoundEnd>,
+    round: RoundTracker,
+    finished_round: Option<Round>,
     last_diff: f64,
 }
 
@@ -97,7 +97,7 @@ impl Ctcp {
             p,
             dwnd: 0.0,
             base_rtt: None,
-            round: RttRound::default(),
+            round: RoundTracker::default(),
             finished_round: None,
             last_diff: f64::NAN,
         }
@@ -115,10 +115,11 @@ impl Ctcp {
     }
 
     /// The delay-based update at the end of a round.
-    fn end_of_round(&mut self, st: &mut CcState, round: RoundEnd) {
-        let (Some(rtt), Some(base)) = (round.min_rtt, self.base_rtt) else {
+    fn end_of_round(&mut self, st: &mut CcState, round: Round) {
+        let Some(base) = self.base_rtt else {
             return;
         };
+        let rtt = round.min;
         let win = st.cwnd;
         if win < self.p.low_window {
             return;
@@ -139,6 +140,10 @@ impl CongestionControl for Ctcp {
         "ctcp"
     }
 
+    fn init(&mut self, st: &mut CcState) {
+        self.round.restart(st.snd_nxt);
+    }
+
     fn ssthresh(&mut self, st: &CcState, _loss: &LossInfo) -> f64 {
         let win = st.effective_window();
         let (cwnd, dwnd) = loss_windows(&self.p, win, self.dwnd.min(win));
@@ -149,9 +154,8 @@ impl CongestionControl for Ctcp {
     fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
         if let Some(rtt) = sample.rtt {
             self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
-            self.round.sample(rtt);
         }
-        if let Some(done) = self.round.on_ack(st) {
+        if let Some(done) = self.round.on_ack(st.snd_una, st.snd_nxt, sample.rtt) {
             self.finished_round = Some(done);
         }
     }
@@ -171,10 +175,12 @@ impl CongestionControl for Ctcp {
         }
     }
 
-    fn cwnd_event(&mut self, _st: &mut CcState, event: CaEvent) {
+    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
         if event == CaEvent::Loss {
             self.dwnd = 0.0;
-            self.round.reset();
+            // After a timeout the next segment sent is the retransmission of snd_una
+            // (go-back-N), so the round starting now ends with the next new ACK.
+            self.round.restart(st.snd_una);
             self.finished_round = None;
         }
     }
@@ -188,7 +194,7 @@ impl CongestionControl for Ctcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::Script;
 
     #[test]
     fn update_rules_of_tan_et_al() {
@@ -212,14 +218,15 @@ mod tests {
     fn dwnd_grows_without_queueing_and_is_cut_by_backlog_and_loss() {
         let mut cc = Ctcp::new(CtcpParams::default());
         // In congestion avoidance above low_window.
-        let mut pipe = Pipe::new(40.0, 20.0);
+        let mut pipe = Script::new(40.0, 20.0);
+        pipe.start(&mut cc);
         let base = Time::from_millis(100);
-        pipe.round(&mut cc, base); // starts the first round
-        let mut last = Pipe::var(&cc, "dwnd");
+        pipe.round_trip(&mut cc, base); // holds the first round, one ACK long
+        let mut last = Script::var(&cc, "dwnd");
         for _ in 0..5 {
             let win_before = pipe.st.cwnd;
-            pipe.round(&mut cc, base);
-            let d = Pipe::var(&cc, "dwnd");
+            pipe.round_trip(&mut cc, base);
+            let d = Script::var(&cc, "dwnd");
             let step = d - last;
             // One delay-based step per round of about alpha win^k - 1 (win read at the
             // end of the round, a little above win_before).
@@ -229,7 +236,7 @@ mod tests {
                 step >= lo - 1e-9 && step <= hi,
                 "step {step} not in [{lo}, {hi}]"
             );
-            assert_eq!(Pipe::var(&cc, "diff"), 0.0);
+            assert_eq!(Script::var(&cc, "diff"), 0.0);
             last = d;
         }
         assert!(last > 5.0, "dwnd {last}");
@@ -239,10 +246,10 @@ mod tests {
         let mut cuts = 0;
         for _ in 0..400 {
             let win = pipe.st.cwnd;
-            pipe.ack(&mut cc, Time::from_millis(125));
-            let d = Pipe::var(&cc, "dwnd");
+            pipe.ack(&mut cc, Some(Time::from_millis(125)));
+            let d = Script::var(&cc, "dwnd");
             if d != prev {
-                let diff = Pipe::var(&cc, "diff");
+                let diff = Script::var(&cc, "diff");
                 if diff < 2.0 {
                     // The round that straddles the change still holds base-RTT samples.
                     assert!(d > prev && cuts == 0, "growth only before the cuts");
@@ -261,32 +268,34 @@ mod tests {
         assert_eq!(prev, 0.0, "dwnd drained by the backlog");
         // Grow it again for the loss check.
         for _ in 0..4 {
-            pipe.round(&mut cc, base);
+            pipe.round_trip(&mut cc, base);
         }
-        assert!(Pipe::var(&cc, "dwnd") > 0.0);
+        assert!(Script::var(&cc, "dwnd") > 0.0);
         // Loss: the whole window is halved (beta 0.5) and dwnd keeps what the halved
         // loss-based part does not cover.
         let win = pipe.st.cwnd;
-        let dwnd = Pipe::var(&cc, "dwnd");
-        let ss = pipe.loss(&mut cc);
+        let dwnd = Script::var(&cc, "dwnd");
+        let ss = pipe.fast_recovery(&mut cc);
         let expect_dwnd = (win * 0.5 - (win - dwnd) / 2.0).max(0.0);
-        assert!((Pipe::var(&cc, "dwnd") - expect_dwnd).abs() < 1e-9);
+        assert!((Script::var(&cc, "dwnd") - expect_dwnd).abs() < 1e-9);
         assert!((ss - ((win - dwnd) / 2.0 + expect_dwnd).max(2.0)).abs() < 1e-9);
     }
 
     #[test]
     fn no_delay_component_in_slow_start_or_below_low_window() {
         let mut cc = Ctcp::new(CtcpParams::default());
-        let mut pipe = Pipe::new(2.0, 1e9);
+        let mut pipe = Script::new(2.0, 1e9);
+        pipe.start(&mut cc);
         for _ in 0..5 {
-            pipe.round(&mut cc, Time::from_millis(100));
+            pipe.round_trip(&mut cc, Time::from_millis(100));
         }
-        assert_eq!(Pipe::var(&cc, "dwnd"), 0.0, "slow start");
+        assert_eq!(Script::var(&cc, "dwnd"), 0.0, "slow start");
         let mut cc = Ctcp::new(CtcpParams::default());
-        let mut pipe = Pipe::new(10.0, 5.0);
+        let mut pipe = Script::new(10.0, 5.0);
+        pipe.start(&mut cc);
         for _ in 0..5 {
-            pipe.round(&mut cc, Time::from_millis(100));
+            pipe.round_trip(&mut cc, Time::from_millis(100));
         }
-        assert_eq!(Pipe::var(&cc, "dwnd"), 0.0, "window below 38");
+        assert_eq!(Script::var(&cc, "dwnd"), 0.0, "window below 38");
     }
 }

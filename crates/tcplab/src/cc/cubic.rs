@@ -197,17 +197,8 @@ impl CongestionControl for Cubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
-
-    fn loss() -> LossInfo {
-        LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        }
-    }
 
     #[test]
     fn k_and_the_cubic_function() {
@@ -226,38 +217,44 @@ mod tests {
     #[test]
     fn loss_decrease_and_fast_convergence() {
         let mut cc = Cubic::new(CubicParams::default());
-        let mut pipe = Pipe::new(100.0, 1e9);
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 70.0);
-        assert_eq!(Pipe::var(&cc, "w_max"), 100.0);
+        let mut pipe = Script::new(100.0, 1e9);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            70.0
+        );
+        assert_eq!(Script::var(&cc, "w_max"), 100.0);
         // A second loss below the previous W_max: release bandwidth, W_max = 90 * 0.85.
         pipe.st.cwnd = 90.0;
-        assert!((cc.ssthresh(&pipe.st, &loss()) - 63.0).abs() < 1e-12);
-        assert!((Pipe::var(&cc, "w_max") - 76.5).abs() < 1e-12);
+        assert!(
+            (cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)) - 63.0).abs() < 1e-12
+        );
+        assert!((Script::var(&cc, "w_max") - 76.5).abs() < 1e-12);
         let mut plain = Cubic::new(CubicParams {
             fast_convergence: false,
             ..CubicParams::default()
         });
         pipe.st.cwnd = 100.0;
-        plain.ssthresh(&pipe.st, &loss());
+        plain.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit));
         pipe.st.cwnd = 90.0;
-        plain.ssthresh(&pipe.st, &loss());
-        assert_eq!(Pipe::var(&plain, "w_max"), 90.0);
+        plain.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit));
+        assert_eq!(Script::var(&plain, "w_max"), 90.0);
     }
 
     #[test]
     fn window_follows_w_cubic_after_a_loss() {
         let mut cc = Cubic::new(CubicParams::default());
-        let mut pipe = Pipe::new(100.0, 1e9);
-        pipe.loss(&mut cc); // W_max 100, cwnd 70
+        let mut pipe = Script::new(100.0, 1e9);
+        pipe.start(&mut cc);
+        pipe.fast_recovery(&mut cc); // W_max 100, cwnd 70
         let rtt = Time::from_millis(100);
         let k = cubic_k(100.0, 70.0, 0.4);
         for round in 1..=60 {
-            pipe.round(&mut cc, rtt);
+            pipe.round_trip(&mut cc, rtt);
             let t = pipe.st.now.as_secs_f64();
             // The per-ACK steps chase a target one RTT ahead on the curve, so the window
             // lies between the curve now and the curve one RTT on (or the Reno estimate).
             let lo = w_cubic(t, k, 100.0, 0.4) - 1.5;
-            let hi = w_cubic(t + 0.1, k, 100.0, 0.4).max(Pipe::var(&cc, "w_est")) + 0.5;
+            let hi = w_cubic(t + 0.1, k, 100.0, 0.4).max(Script::var(&cc, "w_est")) + 0.5;
             let w = pipe.st.cwnd;
             assert!(
                 w >= lo && w <= hi,
@@ -267,7 +264,7 @@ mod tests {
                 assert!((w - 100.0).abs() < 1.5, "plateau at W_max, cwnd {w}");
             }
         }
-        assert!((Pipe::var(&cc, "k") - k).abs() < 1e-9);
+        assert!((Script::var(&cc, "k") - k).abs() < 1e-9);
         assert!(pipe.st.cwnd > 100.0, "convex growth past W_max");
     }
 
@@ -276,12 +273,13 @@ mod tests {
         // 1 ms RTT: the cubic curve hardly moves in a round, Reno's estimate grows
         // alpha_cubic = 3 * 0.3 / 1.7 per round and takes over.
         let mut cc = Cubic::new(CubicParams::default());
-        let mut pipe = Pipe::new(100.0, 1e9);
-        pipe.loss(&mut cc);
+        let mut pipe = Script::new(100.0, 1e9);
+        pipe.start(&mut cc);
+        pipe.fast_recovery(&mut cc);
         let start = pipe.st.cwnd;
         let rounds = 20;
         for _ in 0..rounds {
-            pipe.round(&mut cc, Time::from_millis(1));
+            pipe.round_trip(&mut cc, Time::from_millis(1));
         }
         let per_round = (pipe.st.cwnd - start) / rounds as f64;
         let alpha = 3.0 * 0.3 / 1.7;
@@ -294,10 +292,11 @@ mod tests {
             reno_friendly: false,
             ..CubicParams::default()
         });
-        let mut pipe = Pipe::new(100.0, 1e9);
-        pipe.loss(&mut flat);
+        let mut pipe = Script::new(100.0, 1e9);
+        pipe.start(&mut flat);
+        pipe.fast_recovery(&mut flat);
         for _ in 0..rounds {
-            pipe.round(&mut flat, Time::from_millis(1));
+            pipe.round_trip(&mut flat, Time::from_millis(1));
         }
         assert!(pipe.st.cwnd - start < 1.0, "cwnd {}", pipe.st.cwnd);
     }
@@ -305,13 +304,14 @@ mod tests {
     #[test]
     fn timeout_restarts_with_k_zero() {
         let mut cc = Cubic::new(CubicParams::default());
-        let mut pipe = Pipe::new(100.0, 1e9);
-        pipe.loss(&mut cc);
+        let mut pipe = Script::new(100.0, 1e9);
+        pipe.start(&mut cc);
+        pipe.fast_recovery(&mut cc);
         cc.cwnd_event(&mut pipe.st, CaEvent::Loss);
         pipe.st.cwnd = 40.0;
         pipe.st.ssthresh = 35.0;
-        pipe.round(&mut cc, Time::from_millis(100));
-        assert_eq!(Pipe::var(&cc, "k"), 0.0);
-        assert_eq!(Pipe::var(&cc, "w_max"), 40.0);
+        pipe.round_trip(&mut cc, Time::from_millis(100));
+        assert_eq!(Script::var(&cc, "k"), 0.0);
+        assert_eq!(Script::var(&cc, "w_max"), 40.0);
     }
 }

@@ -22,7 +22,7 @@
 //! - The new window is applied at once; the NS-2 module paces an increase over the next
 //!   RTT. The fixed point does not depend on this.
 
-use super::round::RttRound;
+use super::round::RoundTracker;
 use super::{
     params::check_range, parse_params, AckSample, CaEvent, CcSpec, CcState, CongestionControl,
     LossInfo,
@@ -69,7 +69,7 @@ pub struct Fast {
     base_rtt: Option<Time>,
     /// avgRTT, seconds.
     avg_rtt: Option<f64>,
-    round: RttRound,
+    round: RoundTracker,
     rounds_since_update: u32,
     update_due: bool,
 }
@@ -80,7 +80,7 @@ impl Fast {
             p,
             base_rtt: None,
             avg_rtt: None,
-            round: RttRound::default(),
+            round: RoundTracker::default(),
             rounds_since_update: 0,
             update_due: false,
         }
@@ -106,15 +106,22 @@ impl CongestionControl for Fast {
         (st.effective_window() * self.p.beta).max(2.0)
     }
 
+    fn init(&mut self, st: &mut CcState) {
+        self.round.restart(st.snd_nxt);
+    }
+
     fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
         if let Some(rtt) = sample.rtt {
             self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
             let r = rtt.as_secs_f64();
             let eta = (3.0 / st.cwnd.max(1.0)).min(self.p.avg_weight_cap);
             self.avg_rtt = Some(self.avg_rtt.map_or(r, |a| (1.0 - eta) * a + eta * r));
-            self.round.sample(rtt);
         }
-        if self.round.on_ack(st).is_some() {
+        if self
+            .round
+            .on_ack(st.snd_una, st.snd_nxt, sample.rtt)
+            .is_some()
+        {
             self.rounds_since_update += 1;
             if self.rounds_since_update >= self.p.update_period {
                 self.rounds_since_update = 0;
@@ -139,9 +146,11 @@ impl CongestionControl for Fast {
         st.cwnd = next.max(2.0);
     }
 
-    fn cwnd_event(&mut self, _st: &mut CcState, event: CaEvent) {
+    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
         if event == CaEvent::Loss {
-            self.round.reset();
+            // After a timeout the next segment sent is the retransmission of snd_una
+            // (go-back-N), so the round starting now ends with the next new ACK.
+            self.round.restart(st.snd_una);
             self.rounds_since_update = 0;
             self.update_due = false;
         }
@@ -158,7 +167,8 @@ impl CongestionControl for Fast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::{fresh_loss, Script};
+    use crate::cc::LossKind;
 
     #[test]
     fn the_update_has_its_fixed_point_at_alpha_queued_packets() {
@@ -180,11 +190,11 @@ mod tests {
     #[test]
     fn converges_to_alpha_packets_queued_through_its_hooks() {
         let mut cc = Fast::new(FastParams::default());
-        let mut pipe = Pipe::new(2.0, 1e9);
-        pipe.init(&mut cc);
+        let mut pipe = Script::new(2.0, 1e9);
+        pipe.start(&mut cc);
         for _ in 0..200 {
             let rtt = fluid_rtt(pipe.st.cwnd);
-            pipe.round(&mut cc, rtt);
+            pipe.round_trip(&mut cc, rtt);
         }
         let queued = pipe.st.cwnd - 50.0;
         assert!(
@@ -192,7 +202,7 @@ mod tests {
             "backlog {queued} packets, cwnd {}",
             pipe.st.cwnd
         );
-        assert!((Pipe::var(&cc, "base_rtt") - 0.1).abs() < 1e-9);
+        assert!((Script::var(&cc, "base_rtt") - 0.1).abs() < 1e-9);
     }
 
     #[test]
@@ -201,13 +211,14 @@ mod tests {
             update_period: 2,
             ..FastParams::default()
         });
-        let mut pipe = Pipe::new(10.0, 1e9);
+        let mut pipe = Script::new(10.0, 1e9);
+        pipe.start(&mut cc);
         let rtt = Time::from_millis(100);
-        pipe.round(&mut cc, rtt); // opens the first round
+        pipe.round_trip(&mut cc, rtt); // holds the first round, one ACK long
         let mut changes = 0;
         for _ in 0..8 {
             let before = pipe.st.cwnd;
-            pipe.round(&mut cc, rtt);
+            pipe.round_trip(&mut cc, rtt);
             if pipe.st.cwnd != before {
                 changes += 1;
             }
@@ -218,13 +229,8 @@ mod tests {
     #[test]
     fn halves_on_loss() {
         let mut cc = Fast::new(FastParams::default());
-        let pipe = Pipe::new(60.0, 1e9);
-        let loss = LossInfo {
-            kind: crate::cc::LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        };
+        let pipe = Script::new(60.0, 1e9);
+        let loss = fresh_loss(LossKind::FastRetransmit);
         assert_eq!(cc.ssthresh(&pipe.st, &loss), 30.0);
     }
 }

@@ -124,7 +124,7 @@ impl CongestionControl for HighSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
 
     /// (w, a(w), b(w)) rows of RFC 3649 Appendix B.
@@ -170,16 +170,12 @@ mod tests {
     #[test]
     fn per_ack_increase_and_loss_decrease_use_a_and_b() {
         let mut cc = HighSpeed::new(HighSpeedParams::default());
-        let mut pipe = Pipe::new(1058.0, 100.0);
+        let mut pipe = Script::new(1058.0, 100.0);
+        pipe.start(&mut cc);
         let before = pipe.st.cwnd;
-        pipe.ack(&mut cc, crate::sim::Time::from_millis(100));
+        pipe.ack(&mut cc, Some(crate::sim::Time::from_millis(100)));
         assert!((pipe.st.cwnd - before - 8.0 / 1058.0).abs() < 1e-4);
-        let loss = LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: crate::sim::Time::ZERO,
-        };
+        let loss = fresh_loss(LossKind::FastRetransmit);
         pipe.st.cwnd = 1058.0;
         let ss = cc.ssthresh(&pipe.st, &loss);
         assert!((ss - 1058.0 * (1.0 - 0.327)).abs() < 0.5, "{ss}");

@@ -39,8 +39,6 @@ pub mod round;
 pub mod scalable;
 #[cfg(test)]
 pub(crate) mod scripted;
-#[cfg(test)]
-mod testkit;
 pub mod vegas;
 pub mod vegas_a;
 pub mod vegas_plus;

@@ -6,7 +6,7 @@
 //! The same adaptive-threshold rule, with a different step and loss reaction, is CODE
 //! TCP's ([`super::code`]), so the rule lives here as [`ThresholdRule`].
 
-use super::delay::RttChoice;
+use super::round::RttChoice;
 use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamily};
 use super::{CcSpec, LossKind};
 use crate::config::ConfigError;

@@ -92,6 +92,7 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::scripted::fresh_loss;
     use crate::cc::LossKind;
 
     #[test]
@@ -117,12 +118,7 @@ mod tests {
     fn halves_on_loss_with_floor_of_two() {
         let mut st = CcState::new(20.0, 10.0, 1000, 1000);
         let mut r = Reno::new(Recovery::Reno);
-        let loss = LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: crate::sim::Time::ZERO,
-        };
+        let loss = fresh_loss(LossKind::FastRetransmit);
         assert_eq!(r.ssthresh(&st, &loss), 10.0);
         st.cwnd = 3.0;
         assert_eq!(r.ssthresh(&st, &loss), 2.0);

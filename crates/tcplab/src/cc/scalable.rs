@@ -82,40 +82,40 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::testkit::Pipe;
+    use crate::cc::scripted::{fresh_loss, Script};
     use crate::cc::LossKind;
     use crate::sim::Time;
-
-    fn loss() -> LossInfo {
-        LossInfo {
-            kind: LossKind::FastRetransmit,
-            seq: 0,
-            already_retransmitted: false,
-            sent_at: Time::ZERO,
-        }
-    }
 
     #[test]
     fn kelly_constants() {
         let mut cc = Scalable::new(ScalableParams::default());
-        let mut pipe = Pipe::new(200.0, 100.0);
-        pipe.ack(&mut cc, Time::from_millis(100));
+        let mut pipe = Script::new(200.0, 100.0);
+        pipe.start(&mut cc);
+        pipe.ack(&mut cc, Some(Time::from_millis(100)));
         assert!((pipe.st.cwnd - 200.01).abs() < 1e-12, "+0.01 per ACK");
         // A round of about 200 ACKs multiplies the window by about 1.01^... = +2 packets.
         let before = pipe.st.cwnd;
-        pipe.round(&mut cc, Time::from_millis(100));
+        pipe.round_trip(&mut cc, Time::from_millis(100));
         assert!((pipe.st.cwnd / before - 1.01).abs() < 0.001);
         pipe.st.cwnd = 200.0;
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 175.0, "x0.875 on loss");
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            175.0,
+            "x0.875 on loss"
+        );
     }
 
     #[test]
     fn reno_below_the_legacy_window() {
         let mut cc = Scalable::new(ScalableParams::default());
-        let mut pipe = Pipe::new(10.0, 5.0);
-        pipe.ack(&mut cc, Time::from_millis(100));
+        let mut pipe = Script::new(10.0, 5.0);
+        pipe.start(&mut cc);
+        pipe.ack(&mut cc, Some(Time::from_millis(100)));
         assert!((pipe.st.cwnd - 10.1).abs() < 1e-12, "1/cwnd per ACK");
         pipe.st.cwnd = 10.0;
-        assert_eq!(cc.ssthresh(&pipe.st, &loss()), 5.0);
+        assert_eq!(
+            cc.ssthresh(&pipe.st, &fresh_loss(LossKind::FastRetransmit)),
+            5.0
+        );
     }
 }

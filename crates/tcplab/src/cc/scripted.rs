@@ -1,10 +1,17 @@
-//! A scripted sender for unit tests: feeds an algorithm ACKs with chosen RTT samples,
-//! duplicate ACKs and losses in the order the real sender calls its hooks
-//! (`in_ack_event`, `pkts_acked`, then `cong_avoid`), keeping a window's worth of
-//! segments outstanding. Rounds end as in [`super::delay::RoundTracker`]: with the ACK of
-//! the first segment sent after the previous round ended.
+//! A scripted sender for unit tests: feeds an algorithm ACKs with chosen RTT samples and
+//! losses in the order [`crate::tcp::TcpSender`] calls its hooks (`in_ack_event`,
+//! `pkts_acked`, then `cong_avoid`), keeping a window's worth of segments outstanding, so
+//! that a window rule can be checked against its source without a network.
+//!
+//! Two notions of a round are offered: [`Script::round_trip`] acknowledges everything
+//! outstanding, spread over one RTT (a fluid pipe, for time-based rules such as CUBIC's),
+//! and [`Script::round`] acknowledges until the algorithm's own round ends, as in
+//! [`super::round::RoundTracker`]: with the ACK of the first segment sent after the
+//! previous round ended.
 
-use super::{AckEvent, AckSample, CaState, CcState, CongestionControl, LossInfo, LossKind};
+use super::{
+    AckEvent, AckSample, CaEvent, CaState, CcState, CongestionControl, LossInfo, LossKind,
+};
 use crate::sim::Time;
 
 pub struct Script {
@@ -16,8 +23,9 @@ pub struct Script {
 }
 
 impl Script {
+    /// A sender with nothing sent yet; [`Script::start`] sends the first window.
     pub fn new(cwnd: f64, ssthresh: f64) -> Self {
-        let mut st = CcState::new(cwnd, ssthresh, 1000, 100_000);
+        let mut st = CcState::new(cwnd, ssthresh, 1000, 1_000_000);
         st.cwnd_limited = true;
         Script {
             st,
@@ -33,6 +41,7 @@ impl Script {
         self.top_up();
     }
 
+    /// Refills the window, as a cwnd-limited bulk sender would.
     fn top_up(&mut self) {
         let wnd = self.st.cwnd.floor() as u32;
         let limit = self.st.snd_una + wnd;
@@ -45,12 +54,18 @@ impl Script {
 
     /// One ACK of one new segment, arriving 1 ms after the previous event.
     pub fn ack(&mut self, cc: &mut dyn CongestionControl, rtt: Option<Time>) {
-        self.st.now += Time::from_millis(1);
+        self.ack_after(cc, Time::from_millis(1), rtt);
+    }
+
+    /// One ACK of one new segment, arriving `gap` after the previous event.
+    pub fn ack_after(&mut self, cc: &mut dyn CongestionControl, gap: Time, rtt: Option<Time>) {
+        self.st.now += gap;
         self.st.snd_una += 1;
         self.st.in_flight = self.st.snd_nxt - self.st.snd_una;
         if let Some(r) = rtt {
             self.st.latest_rtt = r;
             self.st.min_rtt = self.st.min_rtt.min(r);
+            // RFC 6298 smoothing with gain 1/8, enough for algorithms that read srtt.
             self.st.srtt = if self.st.srtt == Time::ZERO {
                 r
             } else {
@@ -75,6 +90,16 @@ impl Script {
             self.round_beg = self.st.snd_nxt;
         }
         self.top_up();
+    }
+
+    /// One round trip of a fluid pipe: every segment outstanding now is acknowledged, the
+    /// ACKs spread evenly over `rtt`, each measuring `rtt`.
+    pub fn round_trip(&mut self, cc: &mut dyn CongestionControl, rtt: Time) {
+        let n = self.st.in_flight.max(1);
+        let gap = Time(rtt.0 / n as u64);
+        for _ in 0..n {
+            self.ack_after(cc, gap, Some(rtt));
+        }
     }
 
     /// ACKs with sample `rtt` until one ends the algorithm's current round; returns how
@@ -108,13 +133,17 @@ impl Script {
             kind,
             seq,
             already_retransmitted: false,
-            sent_at: self.sent_at[seq as usize],
+            sent_at: self
+                .sent_at
+                .get(seq as usize)
+                .copied()
+                .unwrap_or(Time::ZERO),
         };
         let ssthresh = cc.ssthresh(&self.st, &info).max(1.0);
         self.st.ssthresh = ssthresh;
         match kind {
             LossKind::Timeout => {
-                cc.cwnd_event(&mut self.st, super::CaEvent::Loss);
+                cc.cwnd_event(&mut self.st, CaEvent::Loss);
                 self.st.cwnd = cc.cwnd_after_timeout();
                 cc.set_state(&mut self.st, CaState::Loss);
                 self.st.ca_state = CaState::Loss;
@@ -125,15 +154,50 @@ impl Script {
                 self.st.cwnd = ssthresh;
             }
         }
-        self.sent_at[seq as usize] = self.st.now;
+        if let Some(t) = self.sent_at.get_mut(seq as usize) {
+            *t = self.st.now;
+        }
         self.round_beg = self.st.snd_nxt;
         ssthresh
     }
 
-    /// Leaves recovery (the ACK of the retransmission arrived) and starts a new round.
+    /// Leaves recovery (the ACK of the retransmission arrived) and starts a new round; after
+    /// a fast recovery the algorithm hears `CompleteCwr`, as from the sender.
     pub fn recover(&mut self, cc: &mut dyn CongestionControl) {
+        let after_fast_recovery = self.st.ca_state == CaState::Recovery;
         cc.set_state(&mut self.st, CaState::Open);
         self.st.ca_state = CaState::Open;
+        if after_fast_recovery {
+            cc.cwnd_event(&mut self.st, CaEvent::CompleteCwr);
+        }
         self.round_beg = self.st.snd_nxt;
+    }
+
+    /// A loss repaired by one fast recovery: returns the algorithm's ssthresh and leaves
+    /// cwnd at it, as the sender does when recovery completes.
+    pub fn fast_recovery(&mut self, cc: &mut dyn CongestionControl) -> f64 {
+        let ssthresh = self.loss(cc, LossKind::FastRetransmit);
+        self.recover(cc);
+        ssthresh
+    }
+
+    /// The value an algorithm reports for one of its plotted variables.
+    pub fn var(cc: &dyn CongestionControl, name: &str) -> f64 {
+        let mut out = Vec::new();
+        cc.variables(&mut out);
+        out.iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| *v)
+            .unwrap_or_else(|| panic!("variable {name} not reported"))
+    }
+}
+
+/// A first loss of segment 0, sent at time zero, for calling `ssthresh` directly.
+pub fn fresh_loss(kind: LossKind) -> LossInfo {
+    LossInfo {
+        kind,
+        seq: 0,
+        already_retransmitted: false,
+        sent_at: Time::ZERO,
     }
 }

@@ -21,8 +21,9 @@
 //! `loss_response`), which overrides the variant's choice. Both variants keep Vegas's
 //! every-other-round slow start.
 
-use super::delay::{BaseRtt, Estimate, Round, RoundTracker, RttChoice};
+use super::delay::{BaseRtt, Estimate};
 use super::params::check_range;
+use super::round::{Round, RoundTracker, RttChoice};
 use super::{
     parse_params, AckSample, CaState, CcSpec, CcState, CongestionControl, LossInfo, LossKind,
     Recovery, RetransmitProbe,

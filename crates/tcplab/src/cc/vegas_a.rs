@@ -4,7 +4,7 @@
 //! is Vegas's ([`super::vegas`]); 000 gives no loss rule for the thresholds, so a loss
 //! leaves them where they are.
 
-use super::delay::RttChoice;
+use super::round::RttChoice;
 use super::vegas::{AvoidanceRule, RoundView, VegasConfig, VegasFamily};
 use super::{CcSpec, LossKind};
 use crate::config::ConfigError;

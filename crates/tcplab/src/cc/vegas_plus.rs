@@ -3,9 +3,10 @@
 //! cause. Only the window-update rule changes; loss detection, the loss response and the
 //! "slow" slow start stay Vegas's ([`super::vegas`]), as 003 section 5.1 says.
 
-use super::delay::{split_params, RttChoice};
+use super::delay::split_params;
 use super::params::check_range;
 use super::reno::reno_increase;
+use super::round::RttChoice;
 use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamily};
 use super::{parse_params, CcSpec, CcState, LossKind};
 use crate::config::ConfigError;

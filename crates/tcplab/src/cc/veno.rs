@@ -7,9 +7,10 @@
 //! cut, "congestive" for 1/2), so that the run's loss records, which carry the true cause
 //! of each lost packet, can score the classification as 001 table I does.
 
-use super::delay::{BaseRtt, Estimate, Round, RoundTracker, RttChoice};
+use super::delay::{BaseRtt, Estimate};
 use super::params::check_range;
 use super::reno::reno_increase;
+use super::round::{Round, RoundTracker, RttChoice};
 use super::{
     parse_params, AckSample, CcSpec, CcState, CongestionControl, LossInfo, LossKind, LossTag,
     Recovery,

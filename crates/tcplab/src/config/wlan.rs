@@ -119,33 +119,8 @@ impl Default for MacSpec {
     }
 }
 
-/// Propagation and reception (see `wifi::propagation`).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct RadioSpec {
-    pub tx_power_dbm: f64,
-    pub frequency_hz: f64,
-    /// 2 is free space (Friis).
-    pub path_loss_exponent: f64,
-    /// NS-2's CPThresh_: 10 dB.
-    pub capture_threshold_db: f64,
-    pub cs_threshold_dbm: f64,
-    pub noise_dbm: f64,
-}
-
-impl Default for RadioSpec {
-    fn default() -> Self {
-        let r = crate::wifi::Radio::default();
-        RadioSpec {
-            tx_power_dbm: r.tx_power_dbm,
-            frequency_hz: r.frequency_hz,
-            path_loss_exponent: r.path_loss_exponent,
-            capture_threshold_db: r.capture_threshold_db,
-            cs_threshold_dbm: r.cs_threshold_dbm,
-            noise_dbm: r.noise_dbm,
-        }
-    }
-}
+/// Propagation and reception: the engine's [`crate::wifi::Radio`] (see `wifi::propagation`).
+pub type RadioSpec = crate::wifi::Radio;
 
 impl WlanSpec {
     /// Distance of station `i` from the AP, metres.
@@ -359,13 +334,5 @@ pub fn mac_config(w: &WlanSpec) -> crate::wifi::MacConfig {
 
 /// The radio parameters of a validated spec.
 pub fn radio(w: &WlanSpec) -> crate::wifi::Radio {
-    let r = &w.radio;
-    crate::wifi::Radio {
-        tx_power_dbm: r.tx_power_dbm,
-        frequency_hz: r.frequency_hz,
-        path_loss_exponent: r.path_loss_exponent,
-        capture_threshold_db: r.capture_threshold_db,
-        cs_threshold_dbm: r.cs_threshold_dbm,
-        noise_dbm: r.noise_dbm,
-    }
+    w.radio
 }

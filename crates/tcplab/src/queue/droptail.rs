@@ -26,17 +26,11 @@ impl DropTail {
     }
 
     /// Whether `pkt` would overflow the limits.
-    pub fn would_overflow(&self, pkt: &Packet) -> bool {
+    fn would_overflow(&self, pkt: &Packet) -> bool {
         self.packets.len() >= self.limit_packets
             || self
                 .limit_bytes
                 .is_some_and(|b| self.bytes + pkt.size as u64 > b)
-    }
-
-    /// Stores `pkt` without checking limits (for disciplines built on top).
-    pub fn push(&mut self, pkt: Packet) {
-        self.bytes += pkt.size as u64;
-        self.packets.push_back(pkt);
     }
 
     pub fn limit_packets(&self) -> usize {
@@ -49,7 +43,8 @@ impl Queue for DropTail {
         if self.would_overflow(&pkt) {
             return Err(DropCause::BufferOverflow);
         }
-        self.push(pkt);
+        self.bytes += pkt.size as u64;
+        self.packets.push_back(pkt);
         Ok(())
     }
 

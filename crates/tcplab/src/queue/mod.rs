@@ -5,12 +5,14 @@ pub mod red;
 pub mod split;
 pub mod sred;
 pub mod zlred;
+pub mod zombie;
 
 pub use droptail::DropTail;
 pub use red::Red;
 pub use split::SplitQueue;
-pub use sred::{Sred, ZombieList};
+pub use sred::Sred;
 pub use zlred::ZlRed;
+pub use zombie::{ZombieList, ZombieListParams};
 
 use crate::net::{DropCause, Packet};
 use crate::sim::Time;
@@ -81,29 +83,25 @@ pub fn build(l: &crate::net::topology::DirectedLink, seed: u64) -> Box<dyn Queue
         }
         QueueSpec::Sred(s) => {
             let params = sred::SredParams {
-                zombies: s.zombies as usize,
-                replace_p: s.replace_p,
-                alpha: s.alpha.unwrap_or(s.replace_p / s.zombies as f64),
                 p_max: s.p_max,
                 variant: match s.variant {
                     SredVariantSpec::Simple => sred::SredVariant::Simple,
                     SredVariantSpec::Full => sred::SredVariant::Full,
                 },
             };
-            Box::new(Sred::new(params, limit, l.buffer_bytes, rng()))
+            let list = ZombieListParams::new(s.zombies as usize, s.replace_p, s.alpha);
+            Box::new(Sred::new(list, params, limit, l.buffer_bytes, rng()))
         }
         QueueSpec::ZlRed(s) => {
             let params = zlred::ZlRedParams {
-                zombies: s.zombies as usize,
-                replace_p: s.replace_p,
-                alpha: s.alpha.unwrap_or(s.replace_p / s.zombies as f64),
                 p_min: s.p_min,
                 p_max: s.p_max,
                 min_th: s.min_th,
                 max_th: s.max_th_for(l.buffer),
                 hit_drop: s.hit_drop,
             };
-            Box::new(ZlRed::new(params, limit, l.buffer_bytes, rng()))
+            let list = ZombieListParams::new(s.zombies as usize, s.replace_p, s.alpha);
+            Box::new(ZlRed::new(list, params, limit, l.buffer_bytes, rng()))
         }
         QueueSpec::Split(s) => {
             let (data, acks) = s.limits(l.buffer);

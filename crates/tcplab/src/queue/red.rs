@@ -231,10 +231,7 @@ impl Queue for Red {
         if self.early_drop(avg, pkt.size) {
             return Err(DropCause::AqmEarly);
         }
-        if self.fifo.would_overflow(&pkt) {
-            return Err(DropCause::BufferOverflow);
-        }
-        self.fifo.push(pkt);
+        self.fifo.enqueue(pkt, now)?;
         self.avg.busy();
         Ok(())
     }

@@ -7,32 +7,28 @@
 //! first come, first served across both classes, as in one shared FIFO. UDP datagrams
 //! count as data.
 
-use super::Queue;
+use super::{DropTail, Queue};
 use crate::net::{DropCause, Packet, PacketKind};
 use crate::sim::Time;
-use std::collections::VecDeque;
 
 pub struct SplitQueue {
-    packets: VecDeque<Packet>,
+    /// Both classes in arrival order; its packet limit is the sum of the class limits and
+    /// its byte limit, if any, covers both classes together.
+    fifo: DropTail,
     data_limit: usize,
     ack_limit: usize,
-    /// Optional limit on the bytes of both classes together.
-    limit_bytes: Option<u64>,
     data_len: usize,
     ack_len: usize,
-    bytes: u64,
 }
 
 impl SplitQueue {
     pub fn new(data_limit: usize, ack_limit: usize, limit_bytes: Option<u64>) -> Self {
         SplitQueue {
-            packets: VecDeque::with_capacity((data_limit + ack_limit).min(4096)),
+            fifo: DropTail::new(data_limit + ack_limit, limit_bytes),
             data_limit,
             ack_limit,
-            limit_bytes,
             data_len: 0,
             ack_len: 0,
-            bytes: 0,
         }
     }
 
@@ -40,54 +36,47 @@ impl SplitQueue {
     pub fn class_lens(&self) -> (usize, usize) {
         (self.data_len, self.ack_len)
     }
+
+    fn class_len(&mut self, kind: PacketKind) -> &mut usize {
+        if kind == PacketKind::Ack {
+            &mut self.ack_len
+        } else {
+            &mut self.data_len
+        }
+    }
 }
 
 impl Queue for SplitQueue {
-    fn enqueue(&mut self, pkt: Packet, _now: Time) -> Result<(), DropCause> {
-        let is_ack = pkt.kind == PacketKind::Ack;
-        let full = if is_ack {
-            self.ack_len >= self.ack_limit
+    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), DropCause> {
+        let limit = if pkt.kind == PacketKind::Ack {
+            self.ack_limit
         } else {
-            self.data_len >= self.data_limit
+            self.data_limit
         };
-        if full
-            || self
-                .limit_bytes
-                .is_some_and(|b| self.bytes + pkt.size as u64 > b)
-        {
+        if *self.class_len(pkt.kind) >= limit {
             return Err(DropCause::BufferOverflow);
         }
-        if is_ack {
-            self.ack_len += 1;
-        } else {
-            self.data_len += 1;
-        }
-        self.bytes += pkt.size as u64;
-        self.packets.push_back(pkt);
+        self.fifo.enqueue(pkt, now)?;
+        *self.class_len(pkt.kind) += 1;
         Ok(())
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
-        let p = self.packets.pop_front()?;
-        if p.kind == PacketKind::Ack {
-            self.ack_len -= 1;
-        } else {
-            self.data_len -= 1;
-        }
-        self.bytes -= p.size as u64;
+    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+        let p = self.fifo.dequeue(now)?;
+        *self.class_len(p.kind) -= 1;
         Some(p)
     }
 
     fn len(&self) -> usize {
-        self.packets.len()
+        self.fifo.len()
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.packets.iter().for_each(f)
+        self.fifo.for_each(f)
     }
 
     fn kind(&self) -> &'static str {

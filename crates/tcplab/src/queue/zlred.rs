@@ -9,17 +9,13 @@
 //! `p2 = hit_drop / (1 + P(t))` when it hit the zombie list and `qlen P(t) >= 2`
 //! ([`DropCause::ZlRedSecondStep`]); `hit_drop = 0` turns step 2 off (fig. 11).
 
-use super::sred::ZombieList;
-use super::{DropTail, Queue};
-use crate::net::{DropCause, Packet};
-use crate::sim::{RngStream, Time};
+use super::zombie::{Arrival, DropFunction, ZombieQueue};
+use crate::net::DropCause;
+use crate::sim::RngStream;
 
 /// ZL-RED's parameters (defaults of 003 section 6.2 are set by the scenario schema).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ZlRedParams {
-    pub zombies: usize,
-    pub replace_p: f64,
-    pub alpha: f64,
     pub p_min: f64,
     pub p_max: f64,
     pub min_th: f64,
@@ -27,41 +23,18 @@ pub struct ZlRedParams {
     pub hit_drop: f64,
 }
 
-pub struct ZlRed {
-    fifo: DropTail,
-    list: ZombieList,
-    params: ZlRedParams,
-    rng: RngStream,
-}
+/// A ZL-RED queue: the zombie-list FIFO with ZL-RED's two-step drop function.
+pub type ZlRed = ZombieQueue<ZlRedParams>;
 
-impl ZlRed {
-    pub fn new(
-        params: ZlRedParams,
-        limit_packets: usize,
-        limit_bytes: Option<u64>,
-        rng: RngStream,
-    ) -> Self {
-        ZlRed {
-            fifo: DropTail::new(limit_packets, limit_bytes),
-            list: ZombieList::new(params.zombies, params.replace_p, params.alpha),
-            params,
-            rng,
-        }
-    }
-
-    pub fn zombie_list(&self) -> &ZombieList {
-        &self.list
-    }
-
+impl ZlRedParams {
     /// Eq. (25).
     fn p_prime(&self, qlen: f64) -> f64 {
-        let p = &self.params;
-        if qlen < p.min_th {
+        if qlen < self.min_th {
             0.0
-        } else if qlen < p.max_th {
-            p.p_min
+        } else if qlen < self.max_th {
+            self.p_min
         } else {
-            p.p_max
+            self.p_max
         }
     }
 }
@@ -85,53 +58,23 @@ pub fn zlred_probabilities(
     (p1, p2)
 }
 
-impl Queue for ZlRed {
-    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), DropCause> {
-        let hit = self.list.observe(pkt.flow, now, &mut self.rng);
-        let qlen = self.fifo.len() as f64;
-        let (p1, p2) = zlred_probabilities(
-            self.p_prime(qlen),
-            hit,
-            self.list.hit_freq(),
-            qlen,
-            self.params.hit_drop,
-        );
-        if self.rng.bernoulli(p1) {
-            return Err(DropCause::AqmEarly);
-        }
-        if self.rng.bernoulli(p2) {
-            return Err(DropCause::ZlRedSecondStep);
-        }
-        if self.fifo.would_overflow(&pkt) {
-            return Err(DropCause::BufferOverflow);
-        }
-        self.fifo.push(pkt);
-        Ok(())
-    }
-
-    fn dequeue(&mut self, now: Time) -> Option<Packet> {
-        self.fifo.dequeue(now)
-    }
-
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.fifo.for_each(f)
-    }
-
+impl DropFunction for ZlRedParams {
     fn kind(&self) -> &'static str {
         "zl_red"
     }
 
-    fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("hit_freq", self.list.hit_freq()));
-        out.push(("flows_estimate", self.list.flows_estimate()));
+    /// Step 1, then step 2 for an arrival that survived step 1.
+    fn early_drop(&self, a: &Arrival, rng: &mut RngStream) -> Option<DropCause> {
+        let qlen = a.qlen as f64;
+        let (p1, p2) =
+            zlred_probabilities(self.p_prime(qlen), a.hit, a.hit_freq, qlen, self.hit_drop);
+        if rng.bernoulli(p1) {
+            Some(DropCause::AqmEarly)
+        } else if rng.bernoulli(p2) {
+            Some(DropCause::ZlRedSecondStep)
+        } else {
+            None
+        }
     }
 }
 
@@ -139,6 +82,8 @@ impl Queue for ZlRed {
 mod tests {
     use super::*;
     use crate::queue::droptail::tests::pkt;
+    use crate::queue::{Queue, ZombieListParams};
+    use crate::sim::Time;
 
     #[test]
     fn probabilities_follow_eqs_26_to_28() {
@@ -158,21 +103,13 @@ mod tests {
 
     #[test]
     fn step_function_of_eq_25() {
-        let q = ZlRed::new(
-            ZlRedParams {
-                zombies: 10,
-                replace_p: 0.25,
-                alpha: 0.025,
-                p_min: 0.02,
-                p_max: 0.1,
-                min_th: 5.0,
-                max_th: 60.0,
-                hit_drop: 0.8,
-            },
-            100,
-            None,
-            RngStream::new(1, "q"),
-        );
+        let q = ZlRedParams {
+            p_min: 0.02,
+            p_max: 0.1,
+            min_th: 5.0,
+            max_th: 60.0,
+            hit_drop: 0.8,
+        };
         assert_eq!(q.p_prime(4.0), 0.0);
         assert_eq!(q.p_prime(5.0), 0.02);
         assert_eq!(q.p_prime(59.0), 0.02);
@@ -184,10 +121,8 @@ mod tests {
         // One flow always hits once the list is full (P -> 1), so with a queue of 20
         // packets step 2 drops with probability hit_drop / (1 + P) ~ 0.4.
         let mut q = ZlRed::new(
+            ZombieListParams::new(10, 0.25, Some(0.05)),
             ZlRedParams {
-                zombies: 10,
-                replace_p: 0.25,
-                alpha: 0.05,
                 p_min: 0.0,
                 p_max: 0.0,
                 min_th: 5.0,

@@ -295,6 +295,29 @@ mod tests {
         OfdmRate::from_bps(54e6).unwrap()
     }
 
+    /// Puts a DATA frame at 54 Mb/s without NAV on the air.
+    fn data(
+        ch: &mut Channel,
+        at: Time,
+        src: IfaceId,
+        dst: IfaceId,
+        duration: Time,
+        uid: u64,
+        busy: &mut Vec<IfaceId>,
+    ) -> AirFrame {
+        ch.start(
+            at,
+            FrameKind::Data,
+            src,
+            dst,
+            duration,
+            Time(0),
+            rate(),
+            uid,
+            busy,
+        )
+    }
+
     /// Three interfaces; 0 hears 1 at 1e-5 mW and 2 at 1e-7 mW (20 dB apart).
     fn channel() -> Channel {
         let mut power = vec![1e-6; 9];
@@ -307,17 +330,7 @@ mod tests {
     fn single_frame_is_decoded_and_medium_goes_busy_then_idle() {
         let mut ch = channel();
         let mut busy = Vec::new();
-        let f = ch.start(
-            Time(0),
-            FrameKind::Data,
-            1,
-            0,
-            Time(100),
-            Time(0),
-            rate(),
-            7,
-            &mut busy,
-        );
+        let f = data(&mut ch, Time(0), 1, 0, Time(100), 7, &mut busy);
         busy.sort();
         assert_eq!(busy, vec![0, 1, 2]);
         assert!(!ch.media[0].is_idle());
@@ -337,28 +350,8 @@ mod tests {
         let mut ch = channel();
         let mut busy = Vec::new();
         // The weak frame starts first, the strong one in the same instant: capture.
-        let weak = ch.start(
-            Time(0),
-            FrameKind::Data,
-            2,
-            0,
-            Time(100),
-            Time(0),
-            rate(),
-            1,
-            &mut busy,
-        );
-        let strong = ch.start(
-            Time(0),
-            FrameKind::Data,
-            1,
-            0,
-            Time(100),
-            Time(0),
-            rate(),
-            2,
-            &mut busy,
-        );
+        let weak = data(&mut ch, Time(0), 2, 0, Time(100), 1, &mut busy);
+        let strong = data(&mut ch, Time(0), 1, 0, Time(100), 2, &mut busy);
         let (mut rx, mut idle) = (Vec::new(), Vec::new());
         ch.end(Time(100), weak.id, &mut rx, &mut idle);
         assert!(
@@ -378,28 +371,8 @@ mod tests {
         // 0 and 1 transmit at the same power to 2: neither survives at 2.
         let mut ch = Channel::new(3, vec![1e-6; 9], 1e-9, 1e-12, 10.0, Time(4000));
         let mut busy = Vec::new();
-        let a = ch.start(
-            Time(0),
-            FrameKind::Data,
-            0,
-            2,
-            Time(100),
-            Time(0),
-            rate(),
-            1,
-            &mut busy,
-        );
-        let b = ch.start(
-            Time(0),
-            FrameKind::Data,
-            1,
-            2,
-            Time(100),
-            Time(0),
-            rate(),
-            2,
-            &mut busy,
-        );
+        let a = data(&mut ch, Time(0), 0, 2, Time(100), 1, &mut busy);
+        let b = data(&mut ch, Time(0), 1, 2, Time(100), 2, &mut busy);
         let (mut rx, mut idle) = (Vec::new(), Vec::new());
         ch.end(Time(100), a.id, &mut rx, &mut idle);
         ch.end(Time(100), b.id, &mut rx, &mut idle);
@@ -419,30 +392,10 @@ mod tests {
     fn later_stronger_frame_does_not_capture() {
         let mut ch = channel();
         let mut busy = Vec::new();
-        let weak = ch.start(
-            Time(0),
-            FrameKind::Data,
-            2,
-            0,
-            Time(100_000),
-            Time(0),
-            rate(),
-            1,
-            &mut busy,
-        );
+        let weak = data(&mut ch, Time(0), 2, 0, Time(100_000), 1, &mut busy);
         // Starts 10 us later, beyond the 4 us CCA window: the weak frame is destroyed and
         // the receiver stays on it.
-        let strong = ch.start(
-            Time(10_000),
-            FrameKind::Data,
-            1,
-            0,
-            Time(100_000),
-            Time(0),
-            rate(),
-            2,
-            &mut busy,
-        );
+        let strong = data(&mut ch, Time(10_000), 1, 0, Time(100_000), 2, &mut busy);
         let (mut rx, mut idle) = (Vec::new(), Vec::new());
         ch.end(Time(100_000), weak.id, &mut rx, &mut idle);
         assert_eq!(

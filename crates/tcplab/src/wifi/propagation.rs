@@ -8,6 +8,8 @@
 //! Capture follows NS-2's capture threshold (CPThresh_, 10 dB): a frame survives overlap
 //! while its power exceeds the interference (plus noise) by the threshold.
 
+use serde::{Deserialize, Serialize};
+
 /// A point on the floor, metres. The access point stands at the origin.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Position {
@@ -34,11 +36,14 @@ const C: f64 = 299_792_458.0;
 /// Distances below this are treated as this (the far-field model breaks down near 0).
 const MIN_DISTANCE: f64 = 0.01;
 
-/// Radio parameters shared by every interface of a BSS.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Radio parameters shared by every interface of a BSS; also the scenario's
+/// `topology.radio` table (every key optional, defaults below).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Radio {
     pub tx_power_dbm: f64,
     pub frequency_hz: f64,
+    /// 2 is free space (Friis).
     pub path_loss_exponent: f64,
     /// A frame is decoded through overlap only if it is this many dB above the rest.
     pub capture_threshold_db: f64,
