@@ -202,3 +202,28 @@ fn every_packet_is_accounted_for() {
     );
     assert!(world.run().is_ok());
 }
+
+/// RFC 6582 section 3.2 step 5 ("impatient"): during a NewReno recovery the timer restarts
+/// only on the first partial ACK, so a slow-start overshoot that leaves hundreds of holes
+/// ends in a timeout; the "slow_but_steady" option repairs one hole per round trip instead.
+#[test]
+fn newreno_impatient_timer_ends_long_recoveries() {
+    let run = |timer: &str| {
+        let flows = format!("[[flows]]\nsrc = \"s0\"\ndst = \"d0\"\ncc = \"newreno\"\ntcp = {{ partial_ack_timer = \"{timer}\" }}\n");
+        let text =
+            dumbbell("100Mbps", "23ms", 100, 12.0, "", &flows).replace("measure = [10, 12]", "");
+        run_scenario(&text, None).unwrap().flows[0].clone()
+    };
+    let impatient = run("impatient");
+    let steady = run("slow_but_steady");
+    assert!(impatient.fast_retransmits >= 1 && steady.fast_retransmits >= 1);
+    assert!(
+        impatient.timeouts >= 1,
+        "impatient: {} timeouts",
+        impatient.timeouts
+    );
+    assert_eq!(
+        steady.timeouts, 0,
+        "slow-but-steady repairs every hole without a timeout"
+    );
+}

@@ -358,6 +358,20 @@ pub struct TcpOptions {
     /// Duplicate ACKs that trigger fast retransmit (default 3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dupack_threshold: Option<u32>,
+    /// NewReno's retransmission timer during recovery (RFC 6582 section 4): "impatient"
+    /// (default, as RFC 6582 section 3.2 specifies: restart on the first partial ACK only) or
+    /// "slow_but_steady" (restart on every partial ACK).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_ack_timer: Option<PartialAckTimer>,
+}
+
+/// When NewReno restarts the retransmission timer on partial ACKs (RFC 6582 section 4).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    #[default]
+    Impatient,
+    SlowButSteady,
 }
 
 impl TcpOptions {
@@ -376,6 +390,7 @@ impl TcpOptions {
             initial_rto: self.initial_rto.or(defaults.initial_rto),
             clock_granularity: self.clock_granularity.or(defaults.clock_granularity),
             dupack_threshold: self.dupack_threshold.or(defaults.dupack_threshold),
+            partial_ack_timer: self.partial_ack_timer.or(defaults.partial_ack_timer),
         }
     }
 }

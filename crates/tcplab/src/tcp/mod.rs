@@ -27,6 +27,7 @@ pub struct TcpConfig {
     pub initial_rto: Time,
     pub clock_granularity: Time,
     pub dupack_threshold: u32,
+    pub partial_ack_timer: crate::config::PartialAckTimer,
 }
 
 impl Default for TcpConfig {
@@ -53,6 +54,7 @@ impl TcpConfig {
             initial_rto: secs(o.initial_rto, 1.0),
             clock_granularity: secs(o.clock_granularity, 0.001),
             dupack_threshold: o.dupack_threshold.unwrap_or(3),
+            partial_ack_timer: o.partial_ack_timer.unwrap_or_default(),
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::cc::{
     AckEvent, AckSample, CaEvent, CaState, CcState, CongestionControl, LossInfo, LossKind, LossTag,
     ProbePoint, Recovery, RetransmitProbe,
 };
+use crate::config::PartialAckTimer;
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -304,6 +305,7 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, now: Time, ack: u32) {
         let newly = ack - self.snd_una;
+        let mut restart_timer = true;
         // Karn's rule (RFC 6298 section 3): no sample when the ACK covers a retransmitted
         // segment; otherwise time the newest segment acknowledged.
         let covers_retransmission = self.segs.range(..newly as usize).any(|s| s.retransmitted);
@@ -348,10 +350,9 @@ impl TcpSender {
                 // amount acknowledged and add back one segment; reset the timer on the first.
                 self.transmit(self.snd_una, now);
                 self.st.cwnd = (self.st.cwnd - newly as f64 + 1.0).max(1.0);
-                if self.first_partial_ack {
-                    self.first_partial_ack = false;
-                    self.arm_timer(now);
-                }
+                let first = std::mem::take(&mut self.first_partial_ack);
+                restart_timer =
+                    first || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
             }
         } else {
             self.cc.cong_avoid(&mut self.st, newly);
@@ -368,10 +369,13 @@ impl TcpSender {
             self.acks_since_retransmit = if n >= 2 { 0 } else { n + 1 };
             self.probe(now, ProbePoint::NewAckAfterRetransmit(n));
         }
-        // RFC 6298 section 5.2/5.3: stop the timer when all is acknowledged, else restart.
+        // RFC 6298 section 5.2/5.3: stop the timer when all is acknowledged, else restart;
+        // except that RFC 6582 (section 3.2 step 5, the "impatient" variant of section 4)
+        // restarts it only on the first partial ACK of a recovery, so a window with many
+        // holes ends in a timeout rather than repairing one hole per round trip for seconds.
         if self.snd_una == self.snd_max {
             self.timer.cancel();
-        } else {
+        } else if restart_timer {
             self.arm_timer(now);
         }
     }
