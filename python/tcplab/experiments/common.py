@@ -8,6 +8,7 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
+matplotlib.rcParams["figure.max_open_warning"] = 0  # a report holds many figures until written
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
