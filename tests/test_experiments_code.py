@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from tcplab import _engine
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import resolve

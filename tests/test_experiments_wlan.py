@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import resolve
 from tcplab.experiments.wlan import METHODS, cc_spec, run_summary, wlan_scenario
