@@ -21,10 +21,22 @@ __all__ = [
     "ScenarioError",
     "SimulationError",
     "algorithms",
+    "capabilities",
     "jain_index",
     "link",
     "run",
 ]
+
+
+def capabilities() -> dict[str, list[str]]:
+    """What this installation can run: the engine's mechanisms by kind ("cc", "queue",
+    "topology", "loss", "traffic") and "testbed": ["kernel"] when the kernel test bed can run."""
+    from . import _engine
+    from .testbed.available import available
+
+    caps = {k: list(v) for k, v in _engine.capabilities().items()}
+    caps["testbed"] = ["kernel"] if available() else []
+    return caps
 
 
 def algorithms() -> list[str]:

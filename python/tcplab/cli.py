@@ -120,10 +120,10 @@ def _store(path: Path | None):
 @app.command()
 def experiments() -> None:
     """List every experiment of the five papers with its status on this build."""
-    from . import _engine
+    from . import capabilities
     from .experiments import PAPERS, all_experiments
 
-    caps = _engine.capabilities()
+    caps = capabilities()
     table = Table(title="Experiments (tcplab reproduce NAME | PAPER | all)", title_justify="left")
     for col in ("name", "paper", "title", "status"):
         table.add_column(col)
@@ -148,7 +148,7 @@ def reproduce(
     report: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
 ) -> None:
     """Run experiments (reusing stored runs) and write the reproduction report."""
-    from . import _engine
+    from . import capabilities
     from .executors import make_executor
     from .experiments import resolve
     from .experiments.base import Outcome
@@ -162,7 +162,7 @@ def reproduce(
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
         fail(str(e.args[0] if e.args else e))
-    caps = _engine.capabilities()
+    caps = capabilities()
     ready = [e for e in chosen if not e.missing(caps)]
     blocked = [e for e in chosen if e.missing(caps)]
     t0 = time.perf_counter()
@@ -192,7 +192,7 @@ def report_cmd(
     out: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
 ) -> None:
     """Write the report from stored runs only (nothing is simulated)."""
-    from . import _engine
+    from . import capabilities
     from .experiments import resolve
     from .experiments.base import Outcome
     from .report import write_report
@@ -202,7 +202,7 @@ def report_cmd(
         chosen = resolve(names or ["all"])
     except KeyError as e:
         fail(str(e.args[0]))
-    caps = _engine.capabilities()
+    caps = capabilities()
     rs = _store(store)
     outcomes = []
     for e in chosen:
