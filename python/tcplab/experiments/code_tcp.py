@@ -607,9 +607,9 @@ def pair_claims(table: pd.DataFrame, x: str, what: str, **match: Any) -> list[Cl
                 claim(
                     f"The paper's ordering Vegas < Vegas-A < NewVegas < CODE (ratio to Reno) at every {what}",
                     bool(ordered.all()),
-                    "holds at "
+                    "in this order at "
                     + (", ".join(f"{i:g}" for i in ordered.index[ordered]) or "none")
-                    + "; not at "
+                    + "; out of order at "
                     + (", ".join(f"{i:g}" for i in ordered.index[~ordered]) or "none"),
                 )
             )
@@ -1323,6 +1323,7 @@ class Eq18(Experiment):
             ax.plot(eps, ratio, color=COLOR["code"], label="CODE / Reno packets per cycle (eqs. 15-17)")
             ax.axhline(1.0, color="k", lw=0.8, ls="--")
             ax.axvline(chosen, color="grey", lw=0.8, ls=":", label=f"epsilon = {chosen:.3f}")
+            ax.set_yscale("log")
 
         out.figures.append(
             Figure(
