@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,7 +59,7 @@ class Outcome:
     status: str = "ok"
 
 
-class Experiment:
+class Experiment(ABC):
     """Base class. Subclasses set the class attributes and implement runs() and analyze()."""
 
     name: str = ""
@@ -69,11 +70,13 @@ class Experiment:
     needs: tuple[str, ...] = ()
     published: tuple[Published, ...] = ()
 
+    @abstractmethod
     def runs(self, quick: bool) -> list[Run]:
-        raise NotImplementedError(f"{type(self).__name__} must define runs()")
+        """The scenarios to simulate, each with its parameters."""
 
+    @abstractmethod
     def analyze(self, results: list[tuple[dict[str, Any], Result]], quick: bool) -> Outcome:
-        raise NotImplementedError(f"{type(self).__name__} must define analyze()")
+        """Tables, figures, published-vs-ours and checked claims from the runs' records."""
 
     def missing(self, capabilities: dict[str, list[str]]) -> list[str]:
         """The needed mechanisms this engine build lacks."""

@@ -18,6 +18,7 @@ Quick mode keeps every experiment's shape with 2 repetitions, 100 s runs measure
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -478,11 +479,13 @@ class _PairSweep(Experiment):
     x = ""
     xlabel = ""
 
+    @abstractmethod
     def points(self, quick: bool) -> Sequence[Any]:
-        raise NotImplementedError
+        """The values of the swept parameter."""
 
+    @abstractmethod
     def scenario(self, variant: str, point: Any, seed: int, duration: float) -> Scenario:
-        raise NotImplementedError
+        """One repetition of one point against ``variant``."""
 
     def runs(self, quick: bool) -> list[Run]:
         duration, reps = _timing(quick)
