@@ -157,4 +157,15 @@ static __always_inline u32 tl_scaled_at_least_two(u32 cwnd_fp, u32 num, u32 den)
 	return v < 2 * TL_ONE ? 2 * TL_ONE : tl_cap_fp(v);
 }
 
+
+/* undo_cwnd, the same for every algorithm here: restore the window held before the loss
+ * response (Linux tcp_reno_undo_cwnd: max(cwnd, prior_cwnd)). A macro rather than a
+ * function because each algorithm's object must define its own struct_ops program. */
+#define TL_DEFINE_UNDO_CWND                                      \
+	u32 TL_OP(tl_undo_cwnd, struct sock *sk)                 \
+	{                                                        \
+		const struct tcp_sock *tp = tl_tcp_sk(sk);       \
+		return tl_max_u32(tp->snd_cwnd, tp->prior_cwnd); \
+	}
+
 #endif

@@ -87,12 +87,7 @@ void TL_OP(tl_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 	tl_commit(tp, ca);
 }
 
-u32 TL_OP(tl_undo_cwnd, struct sock *sk)
-{
-	const struct tcp_sock *tp = tl_tcp_sk(sk);
-
-	return tl_max_u32(tp->snd_cwnd, tp->prior_cwnd);
-}
+TL_DEFINE_UNDO_CWND
 
 TL_OPS_SECTION
 struct tcp_congestion_ops TL_NAME = {
