@@ -1,8 +1,10 @@
 """Where runs execute: this process, all local cores, or a Ray cluster.
 
-An executor takes tasks (key, scenario TOML) and yields (key, raw records) as runs finish.
-The choice of executor never changes a result: the engine is deterministic, so records are
-bit-identical wherever they are computed.
+An executor takes tasks (key, scenario TOML) and yields (key, encoded records) as runs
+finish. Workers encode the records into the store's file format themselves (see tables.py),
+so the process that owns the store only writes bytes and never becomes the bottleneck of a
+sweep. The choice of executor never changes a result: the engine is deterministic, so
+records are bit-identical wherever they are computed.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .runner import run_raw
+from .tables import EncodedRun, encode_run
 
 
 @dataclass(frozen=True)
@@ -22,14 +25,14 @@ class Task:
     toml: str
 
 
-def execute(task: Task) -> tuple[str, dict[str, Any]]:
-    return task.key, run_raw(task.toml)
+def execute(task: Task) -> tuple[str, EncodedRun]:
+    return task.key, encode_run(run_raw(task.toml))
 
 
 class Executor(Protocol):
     name: str
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict[str, Any]]]: ...
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]: ...
 
 
 class SerialExecutor:
@@ -37,7 +40,7 @@ class SerialExecutor:
 
     name = "serial"
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]:
         for t in tasks:
             yield execute(t)
 
@@ -50,7 +53,7 @@ class LocalExecutor:
     def __init__(self, jobs: int | None = None):
         self.jobs = jobs or os.cpu_count() or 1
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]:
         tasks = list(tasks)
         if self.jobs == 1 or len(tasks) <= 1:
             yield from SerialExecutor().map(tasks)
@@ -83,7 +86,7 @@ class RayExecutor:
             ray.init(**kwargs)
         self._remote = ray.remote(execute)
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]:
         pending = [self._remote.remote(t) for t in tasks]
         while pending:
             done, pending = self.ray.wait(pending, num_returns=1)

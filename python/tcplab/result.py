@@ -9,21 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-TABLES = (
-    "flows",
-    "udp_flows",
-    "links",
-    "series",
-    "queues",
-    "cc_vars",
-    "queue_vars",
-    "losses",
-    "traces",
-    "wifi",
-    "ap_queue",
-    "frames",
-    "events",
-)
+from .tables import TABLES, engine_tables
 
 
 @dataclass
@@ -58,11 +44,8 @@ class Result:
 
     @classmethod
     def from_engine(cls, raw: dict[str, Any]) -> Result:
-        frames = {k: (pd.DataFrame(raw[k]) if raw.get(k) is not None else None) for k in TABLES}
-        link_names = dict(zip(raw["links"]["id"], raw["links"]["name"], strict=True))
-        for name in ("queues", "queue_vars"):
-            if len(frames[name]):
-                frames[name].insert(2, "link_name", frames[name]["link"].map(link_names))
+        tables = engine_tables(raw)
+        frames = {k: (tables[k].to_pandas() if k in tables else None) for k in TABLES}
         return cls(meta=dict(raw["meta"]), **frames)
 
     def jain_index(self, column: str = "goodput_bps") -> float:

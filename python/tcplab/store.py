@@ -2,7 +2,8 @@
 
 Each run is written to a temporary directory and renamed into place, so a run is either
 completely stored or absent: an interrupted sweep never leaves a half-written result, and a
-restarted sweep reuses every finished run.
+restarted sweep reuses every finished run. Tables are Arrow IPC files (see tables.py); runs
+stored by earlier versions as Parquet still load.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 import pandas as pd
 
 from . import _engine
-from .result import TABLES, Result
+from .result import Result
+from .tables import SUFFIX, TABLES, EncodedRun, encode_run, read_table
 
 DEFAULT_ROOT = Path("results")
 
@@ -33,7 +35,7 @@ def run_key(canonical_toml: str, engine_version: str = _engine.ENGINE_VERSION) -
 
 
 class ResultStore:
-    """Runs on disk under ``root/runs/<k[:2]>/<k>/``: one Parquet file per table plus meta.json."""
+    """Runs on disk under ``root/runs/<k[:2]>/<k>/``: one Arrow IPC file per table plus meta.json."""
 
     def __init__(self, root: str | Path = DEFAULT_ROOT):
         self.root = Path(root)
@@ -46,18 +48,19 @@ class ResultStore:
 
     def put(self, key: str, raw: dict[str, Any], info: dict[str, Any]) -> None:
         """Stores a run's raw engine records atomically; a concurrent duplicate is dropped."""
+        self.put_encoded(key, encode_run(raw), info)
+
+    def put_encoded(self, key: str, run: EncodedRun, info: dict[str, Any]) -> None:
+        """Stores an encoded run (see :func:`tcplab.tables.encode_run`) atomically."""
         final = self._dir(key)
         if self.has(key):
             return
         tmp = self.root / "tmp" / f"{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir(parents=True)
         try:
-            res = Result.from_engine(raw)
-            for name in TABLES:
-                df = getattr(res, name)
-                if df is not None:
-                    df.to_parquet(tmp / f"{name}.parquet", index=False)
-            meta = {"key": key, "engine_version": _engine.ENGINE_VERSION, "run_meta": res.meta, **info}
+            for name, data in run.files.items():
+                (tmp / f"{name}{SUFFIX}").write_bytes(data)
+            meta = {"key": key, "engine_version": _engine.ENGINE_VERSION, "run_meta": run.meta, **info}
             (tmp / "meta.json").write_text(json.dumps(meta, indent=1, default=str))
             final.parent.mkdir(parents=True, exist_ok=True)
             try:
@@ -126,10 +129,9 @@ class ResultStore:
             m = self.info(k)
             if experiment and m.get("experiment") != experiment:
                 continue
-            p = self._dir(k) / f"{table}.parquet"
-            if not p.exists():
+            df = load_table(self._dir(k), table)
+            if df is None:
                 continue
-            df = pd.read_parquet(p)
             df.insert(0, "run_key", k)
             df.insert(1, "experiment", m.get("experiment", ""))
             for name, v in m.get("params", {}).items():
@@ -151,10 +153,18 @@ class StoredResult(Result):
     def __getattr__(self, name: str) -> Any:
         if name not in TABLES:
             raise AttributeError(name)
-        path = self._directory / f"{name}.parquet"
-        table = pd.read_parquet(path) if path.exists() else None
+        table = load_table(self._directory, name)
         setattr(self, name, table)
         return table
+
+
+def load_table(directory: Path, name: str) -> pd.DataFrame | None:
+    """One stored table, or None if the run did not produce it."""
+    path = directory / f"{name}{SUFFIX}"
+    if path.exists():
+        return read_table(path).to_pandas()
+    legacy = directory / f"{name}.parquet"
+    return pd.read_parquet(legacy) if legacy.exists() else None
 
 
 def _alive(pid: int) -> bool:

@@ -66,9 +66,11 @@ def execute_plan(
     with Progress(*columns, disable=not show_progress) as progress:
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
         tasks = [Task(k, p.toml) for k, p in todo.items()]
-        for key, raw in executor.map(tasks):
+        for key, encoded in executor.map(tasks):
             p = todo[key]
-            store.put(key, raw, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml})
+            store.put_encoded(
+                key, encoded, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
+            )
             progress.advance(bar)
             if on_stored:
                 on_stored(key)
