@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import tcplab
@@ -102,3 +104,37 @@ def test_fig7_quick_tracks_the_reno_phases(quick_outcomes):
     assert shared < 0.5 * alone
     assert {f.name for f in out.figures} == {"fig7", "fig8"}
     assert any("aggressive mode" in n for n in out.notes)
+
+
+def test_run_table_per_kind_measures_with_a_kind_missing():
+    """run_table's vectorised per-kind measures, checked by hand; a run without Vegas gives NaN."""
+    from types import SimpleNamespace
+
+    from tcplab.experiments.hasegawa import BASE_RTT, run_table
+
+    def flows(rows):
+        cols = ["cc", "goodput_bps", "segments_sent", "timeouts", "early_retransmits", "min_rtt"]
+        df = pd.DataFrame(rows, columns=cols)
+        df["data_drops_buffer_overflow"] = [r[2] // 10 for r in rows]
+        df["data_drops_aqm_early"] = 1
+        return SimpleNamespace(flows=df)
+
+    both = flows(
+        [
+            ("reno", 300e3, 1000, 2, 0, 0.03),
+            ("reno", 100e3, 500, 0, 0, 0.03),
+            ("vegas", 50e3, 200, 1, 3, 0.05),
+        ]
+    )
+    reno_only = flows([("reno", 400e3, 800, 1, 0, 0.03)])
+    t = run_table([({"buffer": 10}, both), ({"buffer": 20}, reno_only)])
+    assert list(t["buffer"]) == [10, 20]
+    assert t.loc[0, "reno_kbps"] == pytest.approx(200.0)
+    assert t.loc[0, "reno_loss_pct"] == pytest.approx(100 * (100 + 50 + 2) / 1500)
+    assert t.loc[0, "vegas_loss_pct"] == pytest.approx(100 * 21 / 200)
+    assert t.loc[0, "reno_timeouts"] == pytest.approx(1.0)
+    assert t.loc[0, "vegas_early_retransmits"] == pytest.approx(3.0)
+    assert t.loc[0, "total_kbps"] == pytest.approx(450.0)
+    assert t.loc[0, "vegas_base_rtt_excess_ms"] == pytest.approx(1e3 * (0.05 - BASE_RTT))
+    assert t.loc[1, "reno_kbps"] == pytest.approx(400.0)
+    assert np.isnan(t.loc[1, "vegas_kbps"]) and np.isnan(t.loc[1, "vegas_loss_pct"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -170,7 +171,7 @@ def reproduce(
     rs = _store(store)
     reused, executed = execute_plan(planned, rs, ex)
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
-    outcomes = analyze(ready, planned, rs, quick)
+    outcomes = analyze(ready, planned, rs, quick, jobs=jobs or os.cpu_count() or 1)
     outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
     order = {e.name: i for i, e in enumerate(chosen)}
     outcomes.sort(key=lambda o: order[o.experiment.name])
@@ -190,6 +191,7 @@ def report_cmd(
     quick: Annotated[bool, typer.Option(help="Report the quick variants.")] = False,
     store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
     out: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
+    jobs: Annotated[int | None, typer.Option(help="Analysis processes (default: all cores).")] = None,
 ) -> None:
     """Write the report from stored runs only (nothing is simulated)."""
     from . import capabilities
@@ -202,22 +204,28 @@ def report_cmd(
         chosen = resolve(names or ["all"])
     except KeyError as e:
         fail(str(e.args[0]))
+    if jobs is not None and jobs < 1:
+        fail(f"--jobs {jobs} is not allowed; give at least 1")
     caps = capabilities()
     rs = _store(store)
-    outcomes = []
+    outcomes: dict[str, Outcome] = {}
+    ready, ready_planned = [], []
     for e in chosen:
         missing = e.missing(caps)
         if missing:
-            outcomes.append(Outcome(e, status="needs: " + ", ".join(missing)))
+            outcomes[e.name] = Outcome(e, status="needs: " + ", ".join(missing))
             continue
         planned = plan([e], quick)
         absent = sum(not rs.has(p.key) for p in planned)
         if absent:
             status = f"not run: {absent} of {len(planned)} runs missing (tcplab reproduce)"
-            outcomes.append(Outcome(e, status=status))
+            outcomes[e.name] = Outcome(e, status=status)
         else:
-            outcomes.extend(analyze([e], planned, rs, quick))
-    path = write_report(outcomes, out, quick)
+            ready.append(e)
+            ready_planned += planned
+    for o in analyze(ready, ready_planned, rs, quick, jobs=jobs or os.cpu_count() or 1):
+        outcomes[o.experiment.name] = o
+    path = write_report([outcomes[e.name] for e in chosen], out, quick)
     console.print(f"report: {path}")
 
 

@@ -65,11 +65,6 @@ def write_report(
     out = Path(out_dir)
     figdir = out / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     stamp = time.strftime("%Y-%m-%d %H:%M")
     mode = (
         "quick (reduced repetitions and durations)"
@@ -118,9 +113,8 @@ def write_report(
             )
             for fig in o.figures:
                 base = f"{anchor}-{fig.name}"
-                fig.figure.savefig(figdir / f"{base}.png", dpi=130, bbox_inches="tight")
-                fig.figure.savefig(figdir / f"{base}.svg", bbox_inches="tight")
-                plt.close(fig.figure)
+                for fmt, data in fig.render().items():
+                    (figdir / f"{base}.{fmt}").write_bytes(data)
                 md.append(f"![{fig.caption}](figures/{base}.png)\n\n*{fig.caption}*")
                 h.append(
                     f"<figure><img src='figures/{base}.svg' alt='{html.escape(fig.caption)}'>"

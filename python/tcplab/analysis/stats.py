@@ -81,19 +81,19 @@ def concat_flows(
 ) -> pd.DataFrame:
     """One flows table for several runs: each run's ``Result.flows`` with a ``run_col`` column holding its
     position, plus the run's parameters as columns when the items are ``(params, Result)`` pairs (as an
-    experiment's ``analyze`` receives them)."""
-    frames = []
-    for i, item in enumerate(results):
-        params, result = item if isinstance(item, tuple) else ({}, item)
-        df = result.flows.copy()
-        for key, value in params.items():
-            if key not in df.columns:
-                df[key] = [value] * len(df)
-        df.insert(0, run_col, i)
-        frames.append(df)
-    if not frames:
+    experiment's ``analyze`` receives them); a parameter named like a flows column is left out.
+    Built with one concatenation, not one copy per run: experiments stack thousands of runs."""
+    items = [item if isinstance(item, tuple) else ({}, item) for item in results]
+    if not items:
         raise ValueError("results is empty: nothing to concatenate")
-    return pd.concat(frames, ignore_index=True)
+    frames = [result.flows for _, result in items]
+    flows = pd.concat(frames, ignore_index=True)
+    runs = np.repeat(np.arange(len(items)), [len(f) for f in frames])
+    params = pd.DataFrame([params for params, _ in items], index=range(len(items)))
+    params = params[[c for c in params.columns if c not in flows.columns and c != run_col]]
+    out = pd.concat([flows, params.iloc[runs].reset_index(drop=True)], axis=1)
+    out.insert(0, run_col, runs)
+    return out
 
 
 def _need_columns(flows: pd.DataFrame, *cols: str) -> None:

@@ -31,9 +31,31 @@ class Claim:
 
 @dataclass
 class Figure:
+    """A figure of an experiment. Rendering turns it into PNG and SVG bytes and frees the
+    matplotlib figure, so an outcome can travel from an analysis worker to the report."""
+
     name: str
-    figure: Any  # matplotlib.figure.Figure
+    figure: Any  # matplotlib.figure.Figure, None once rendered
     caption: str
+    rendered: dict[str, bytes] | None = None
+
+    #: Formats written for every figure: PNG for Markdown, SVG (vector) for HTML and papers.
+    FORMATS = (("png", {"dpi": 130}), ("svg", {}))
+
+    def render(self) -> dict[str, bytes]:
+        if self.rendered is None:
+            import io
+
+            import matplotlib.pyplot as plt
+
+            out = {}
+            for fmt, options in self.FORMATS:
+                buf = io.BytesIO()
+                self.figure.savefig(buf, format=fmt, bbox_inches="tight", **options)
+                out[fmt] = buf.getvalue()
+            plt.close(self.figure)
+            self.figure, self.rendered = None, out
+        return self.rendered
 
 
 @dataclass
@@ -68,6 +90,9 @@ class Experiment(ABC):
     setup: str = ""
     #: Mechanisms needed, as "cc:vegas", "queue:red", "topology:wlan".
     needs: tuple[str, ...] = ()
+    #: Whether analyze() measures something in real time (the kernel test bed): such an
+    #: experiment is analysed alone, after the others, so no other work disturbs it.
+    realtime: bool = False
     published: tuple[Published, ...] = ()
 
     @abstractmethod

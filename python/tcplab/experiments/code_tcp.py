@@ -1356,6 +1356,7 @@ class LinuxFig19(Experiment):
         "differs from the simulator's NewReno-style recovery."
     )
     needs = ("testbed:kernel",)
+    realtime = True
 
     def _points(self, quick: bool) -> list[tuple[float, str, float]]:
         bws = (10, 30) if quick else tuple(range(5, 55, 5))

@@ -12,7 +12,7 @@ matplotlib.rcParams["figure.max_open_warning"] = 0  # a report holds many figure
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ..analysis.stats import mean_ci  # noqa: E402
+from ..analysis.stats import concat_flows, mean_ci  # noqa: E402
 from ..result import Result  # noqa: E402
 from .base import Claim, Published  # noqa: E402
 
@@ -20,15 +20,9 @@ KB = 1000.0
 
 
 def flows_frame(results: list[tuple[dict[str, Any], Result]]) -> pd.DataFrame:
-    """All runs' flow tables stacked, each row tagged with its run's parameters and index."""
-    frames = []
-    for i, (params, res) in enumerate(results):
-        df = res.flows.copy()
-        df.insert(0, "run", i)
-        for k, v in params.items():
-            df[k] = v
-        frames.append(df)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    """All runs' flow tables stacked, each row tagged with its run's parameters and index
+    (an empty frame for no runs)."""
+    return concat_flows(results) if results else pd.DataFrame()
 
 
 def claim(text: str, holds: bool, detail: str = "") -> Claim:

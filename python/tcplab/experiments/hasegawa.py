@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis.reno_vegas import droptail_curve, red_model
-from ..analysis.stats import mean_ci
+from ..analysis.stats import concat_flows, mean_ci
 from ..result import Result
 from ..scenario import Scenario
 from . import register
@@ -211,28 +211,37 @@ METRICS = (
 )
 
 
-def _kind_measures(res: Result) -> dict[str, float]:
-    """Per-flow mean goodput of each kind, the link total, each kind's packet loss rate and timeouts
-    per flow, the Vegas side's fine-grained (early) retransmissions per flow, and how far its baseRTT
-    (its minimum RTT) lies above the true empty-queue RTT."""
-    f = res.flows
-    drops = f.filter(like="data_drops_").sum(axis=1)
-    reno = f["cc"] == "reno"
-    out: dict[str, float] = {}
-    for kind, rows in (("reno", reno), ("vegas", ~reno)):
-        sent = f.loc[rows, "segments_sent"].sum()
-        out[f"{kind}_kbps"] = float(f.loc[rows, "goodput_bps"].mean()) / 1e3
-        out[f"{kind}_loss_pct"] = 100.0 * float(drops[rows].sum()) / sent if sent else math.nan
-        out[f"{kind}_timeouts"] = float(f.loc[rows, "timeouts"].mean())
-    out["vegas_early_retransmits"] = float(f.loc[~reno, "early_retransmits"].mean())
-    out["total_kbps"] = float(f["goodput_bps"].sum()) / 1e3
-    out["vegas_base_rtt_excess_ms"] = 1e3 * (float(f.loc[~reno, "min_rtt"].mean()) - BASE_RTT)
-    return out
-
-
 def run_table(results: list[tuple[dict[str, Any], Result]]) -> pd.DataFrame:
-    """One row per run: its parameters and :func:`_kind_measures`."""
-    return pd.DataFrame([{**params, **_kind_measures(res)} for params, res in results])
+    """One row per run: its parameters, the per-flow mean goodput of each kind, the link total, each
+    kind's packet loss rate and timeouts per flow, the Vegas side's fine-grained (early)
+    retransmissions per flow, and how far its baseRTT (its minimum RTT) lies above the true
+    empty-queue RTT. A kind a run lacks gives NaN. Computed over all runs at once."""
+    f = concat_flows(results, run_col="_run")
+    f["_drops"] = f.filter(like="data_drops_").sum(axis=1)
+    f["_kind"] = np.where(f["cc"] == "reno", "reno", "vegas")
+    by_kind = f.groupby(["_run", "_kind"]).agg(
+        sent=("segments_sent", "sum"),
+        drops=("_drops", "sum"),
+        kbps=("goodput_bps", "mean"),
+        timeouts=("timeouts", "mean"),
+        early=("early_retransmits", "mean"),
+        min_rtt=("min_rtt", "mean"),
+    )
+    by_kind["kbps"] /= 1e3
+    by_kind["loss_pct"] = (100.0 * by_kind["drops"] / by_kind["sent"]).where(by_kind["sent"] > 0)
+    wide = by_kind.unstack("_kind").reindex(range(len(results)))
+
+    def column(metric: str, kind: str) -> Any:
+        return wide[(metric, kind)].to_numpy(float) if (metric, kind) in wide else np.nan
+
+    out = pd.DataFrame([params for params, _ in results])
+    for kind in ("reno", "vegas"):
+        for metric in ("kbps", "loss_pct", "timeouts"):
+            out[f"{kind}_{metric}"] = column(metric, kind)
+    out["vegas_early_retransmits"] = column("early", "vegas")
+    out["total_kbps"] = f.groupby("_run")["goodput_bps"].sum().reindex(range(len(results))).to_numpy() / 1e3
+    out["vegas_base_rtt_excess_ms"] = 1e3 * (column("min_rtt", "vegas") - BASE_RTT)
+    return out
 
 
 def aggregate(runs: pd.DataFrame, keys: list[str], metrics: Iterable[str] = METRICS) -> pd.DataFrame:
