@@ -169,13 +169,21 @@ def reproduce(
     t0 = time.perf_counter()
     planned = plan(ready, quick)
     rs = _store(store)
+    n_jobs = jobs or os.cpu_count() or 1
     reused, executed = execute_plan(planned, rs, ex)
+    t1 = time.perf_counter()
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
-    outcomes = analyze(ready, planned, rs, quick, jobs=jobs or os.cpu_count() or 1)
+    outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)
     outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
     order = {e.name: i for i, e in enumerate(chosen)}
     outcomes.sort(key=lambda o: order[o.experiment.name])
-    path = write_report(outcomes, report, quick, time.perf_counter() - t0)
+    t2 = time.perf_counter()
+    timing = (
+        f"{executed} runs simulated ({reused} reused from the store) in {t1 - t0:.0f} s and analysed in "
+        f"{t2 - t1:.0f} s of wall time with {n_jobs} processes ({ex.name} executor)."
+    )
+    path = write_report(outcomes, report, quick, timing)
+    console.print(timing)
     summary = Table(title=f"report: {path}", title_justify="left")
     for col in ("experiment", "status", "claims holding"):
         summary.add_column(col)

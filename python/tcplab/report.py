@@ -59,9 +59,10 @@ def _claim_mark(passed: bool | None) -> tuple[str, str]:
 
 
 def write_report(
-    outcomes: list[Outcome], out_dir: str | Path, quick: bool, wall_seconds: float | None = None
+    outcomes: list[Outcome], out_dir: str | Path, quick: bool, timing: str | None = None
 ) -> Path:
-    """Writes index.html, report.md and figures/; returns the HTML path."""
+    """Writes index.html, report.md and figures/; returns the HTML path. ``timing`` is a sentence
+    on how long the reproduction took, printed under the title."""
     out = Path(out_dir)
     figdir = out / "figures"
     figdir.mkdir(parents=True, exist_ok=True)
@@ -72,13 +73,13 @@ def write_report(
         else "full (the papers' repetitions and durations)"
     )
     md = [f"# tcplab reproduction report\n\nGenerated {stamp}; mode: {mode}."]
-    if wall_seconds is not None:
-        md.append(f"Simulation and analysis took {wall_seconds:.0f} s of wall time.")
+    if timing:
+        md.append(timing)
     h = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>tcplab reproduction report</title>"
         f"<style>{CSS}</style></head><body><h1>tcplab reproduction report</h1>"
         f"<p>Generated {stamp}; mode: {html.escape(mode)}."
-        + (f" Simulation and analysis took {wall_seconds:.0f} s of wall time." if wall_seconds else "")
+        + (f" {html.escape(timing)}" if timing else "")
         + "</p>"
     ]
     summary = pd.DataFrame(
