@@ -2,7 +2,8 @@
 """tcplab's benchmark suite: tcplab against ns-3 on the same scenarios, scaling, profile.
 
     python3 bench/run.py                  # everything: suite, scaling, profile
-    python3 bench/run.py --only suite     # tcplab vs ns-3 on scenarios (a), (b), (c)
+    python3 bench/run.py --only suite     # tcplab vs ns-3 on scenarios (a) to (d)
+    python3 bench/run.py --only suite --scenarios d     # one scenario of the suite
     python3 bench/run.py --quick          # the same with durations cut tenfold (smoke test)
 
 On first use it creates bench/.venv and installs ns3 (3.44, the C++ libraries and headers
@@ -42,12 +43,15 @@ VENV = BENCH / ".venv"
 OUT = BENCH / "out"
 PLOTS = ROOT / "docs" / "perf"
 TCPLAB_BIN = ROOT / "target" / "release" / "examples" / "bench_scenario"
-NS3_BIN = BENCH / "ns3" / "build" / "dumbbell"
+NS3_BUILD = BENCH / "ns3" / "build"
 SUITE = [
     ("a", "2 flows, 10 Mb/s, 23 ms, 100 pkts, 200 s"),
     ("b", "10 flows, 100 Mb/s, 10 ms, 200 pkts, 100 s"),
     ("c", "100 flows, 1 Gb/s, 10 ms, 2000 pkts, 20 s"),
+    ("d", "802.11a WLAN, 16 uplink flows, 54 Mb/s, AP buffer 100 pkts, 60 s"),
 ]
+# ns-3 program for each tcplab topology preset.
+NS3_PROGRAM = {"dumbbell": "dumbbell", "wlan": "wlan"}
 
 
 # ----------------------------------------------------------------------------- set-up
@@ -65,7 +69,10 @@ def bootstrap() -> None:
     if not py.exists():
         print(f"creating {VENV} and installing ns3 and matplotlib (a few minutes, once)")
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    probe = "import importlib.util as u, sys; sys.exit(0 if u.find_spec('ns3') and u.find_spec('matplotlib') else 1)"
+    probe = (
+        "import importlib.util as u, sys; "
+        "sys.exit(0 if u.find_spec('ns3') and u.find_spec('matplotlib') else 1)"
+    )
     if subprocess.run([str(py), "-c", probe]).returncode != 0:
         subprocess.run(
             [str(py), "-m", "pip", "install", "-r", str(BENCH / "requirements.txt")], check=True
@@ -176,10 +183,9 @@ def with_duration(text: str, duration: float) -> str:
     return "\n".join(out) + "\n"
 
 
-def ns3_args(scenario: dict, sack: bool) -> list[str]:
+def dumbbell_args(scenario: dict, sack: bool) -> list[str]:
     """Command-line arguments of bench/ns3/dumbbell for the same dumbbell."""
     topo = scenario["topology"]
-    assert topo["kind"] == "dumbbell", "the ns-3 program models the dumbbell preset"
     b, a = topo["bottleneck"], topo.get("access", {})
     rate = parse_rate(b["rate"])
     delay = parse_seconds(b["delay"])
@@ -205,6 +211,119 @@ def ns3_args(scenario: dict, sack: bool) -> list[str]:
         f"--sack={'true' if sack else 'false'}",
         f"--socketBuffer={socket_buffer}",
     ]
+
+
+# tcplab's `wlan` defaults (crates/tcplab/src/config/wlan.rs, wifi/propagation.rs) for keys
+# a scenario leaves out, and the keys bench/ns3/wlan.cc can model.
+WLAN_DEFAULTS = {
+    "distance": 4.0,
+    "ap_buffer": 100,
+    "station_buffer": 10000,
+    "rts_cts": False,
+    "ap_access": "difs",
+    "ap_backoff": True,
+    "frame_log": False,
+    "wired": {"rate": 100e6, "delay": 0.1, "buffer": 1000},
+}
+WLAN_MAC_DEFAULTS = {
+    "rate": 54e6,
+    "basic_rate": 24e6,
+    "slot": 9e-6,
+    "sifs": 16e-6,
+    "difs": 34e-6,
+    "cw_min": 15,
+    "cw_max": 1023,
+    "retry_limit": 7,
+}
+WLAN_RADIO_DEFAULTS = {
+    "tx_power_dbm": 20.0,
+    "frequency_hz": 5.2e9,
+    "path_loss_exponent": 2.0,
+    "cs_threshold_dbm": -82.0,
+    "noise_dbm": -96.0,
+}
+
+
+def wlan_args(scenario: dict, sack: bool) -> list[str]:
+    """Command-line arguments of bench/ns3/wlan for the same WLAN: every value from the
+    scenario (tcplab's defaults where it has none). Settings the ns-3 program does not
+    model are refused rather than silently dropped."""
+    topo = dict(scenario["topology"])
+    topo.pop("kind")
+    stations = int(topo.pop("stations"))
+    mac = {**WLAN_MAC_DEFAULTS, **topo.pop("mac", {})}
+    radio = {**WLAN_RADIO_DEFAULTS, **topo.pop("radio", {})}
+    w = {**WLAN_DEFAULTS, **topo}
+    unsupported = (
+        set(w) - set(WLAN_DEFAULTS)
+        | set(mac) - set(WLAN_MAC_DEFAULTS)
+        | set(radio) - set(WLAN_RADIO_DEFAULTS)
+    )
+    if w["ap_access"] != "difs" or not w["ap_backoff"] or w["frame_log"]:
+        unsupported.add("ap_access/ap_backoff/frame_log")
+    tcp = scenario.get("tcp", {})
+    if set(tcp) - {"rwnd"} or any("tcp" in f for f in scenario["flows"]):
+        raise SystemExit("bench/ns3/wlan models tcplab's TCP defaults; only [tcp] rwnd may be set")
+    rwnd = int(tcp.get("rwnd", 100000))
+    expected = [(f"w{i}", "h0") for i in range(stations)]
+    flows = [(f["src"], f["dst"]) for f in scenario["flows"]]
+    if flows != expected or any(f.get("cc") != "newreno" for f in scenario["flows"]):
+        raise SystemExit("bench/ns3/wlan models one NewReno uplink flow w_i -> h0 per station")
+    wired = w["wired"]
+    unsupported |= {f"wired.{k}" for k in set(wired) - {"rate", "delay", "buffer"}}
+    if unsupported:
+        raise SystemExit(f"bench/ns3/wlan does not model topology keys {sorted(unsupported)}")
+    wired_rate = parse_rate(wired["rate"])
+    wired_delay = parse_seconds(wired["delay"])
+    wired_buffer = int(wired.get("buffer", 100))
+    us = 1e6
+    # Socket buffers of rwnd segments (ns-3 advertises its free receive buffer), or, when
+    # the path holds less (its station queue, the AP queue, both wired queues and the wired
+    # round trip), of what the path holds: the window is then limited as in tcplab.
+    path_pkts = (
+        int(w["station_buffer"])
+        + int(w["ap_buffer"])
+        + 2 * wired_buffer
+        + 2 * wired_rate * wired_delay / 8 / 1040
+    )
+    socket_pkts = min(rwnd, int(path_pkts))
+    # ns-3 sets the noise floor as thermal noise in 20 MHz plus a noise figure (the
+    # program converts), and DIFS as SIFS + AIFSN slots (the program checks it is whole).
+    return [
+        f"--stations={stations}",
+        f"--distance={float(w['distance'])}",
+        f"--apBuffer={int(w['ap_buffer'])}",
+        f"--stationBuffer={int(w['station_buffer'])}",
+        f"--rtsCts={'true' if w['rts_cts'] else 'false'}",
+        f"--wiredRate={wired_rate:.0f}bps",
+        f"--wiredDelay={wired_delay * 1e9:.0f}ns",
+        f"--wiredBuffer={wired_buffer}",
+        f"--dataRate={parse_rate(mac['rate']) / 1e6:.0f}",
+        f"--basicRate={parse_rate(mac['basic_rate']) / 1e6:.0f}",
+        f"--slot={parse_seconds(mac['slot']) * us:g}",
+        f"--sifs={parse_seconds(mac['sifs']) * us:g}",
+        f"--difs={parse_seconds(mac['difs']) * us:g}",
+        f"--cwMin={int(mac['cw_min'])}",
+        f"--cwMax={int(mac['cw_max'])}",
+        f"--retryLimit={int(mac['retry_limit'])}",
+        f"--txPower={float(radio['tx_power_dbm'])}",
+        f"--frequency={float(radio['frequency_hz'])}",
+        f"--pathLossExponent={float(radio['path_loss_exponent'])}",
+        f"--noise={float(radio['noise_dbm'])}",
+        f"--csThreshold={float(radio['cs_threshold_dbm'])}",
+        f"--duration={scenario['simulation']['duration']}",
+        f"--sack={'true' if sack else 'false'}",
+        f"--socketBuffer={socket_pkts * 1000}",
+    ]
+
+
+def ns3_command(scenario: dict, sack: bool) -> list[str]:
+    """The ns-3 program for the scenario's topology preset, with its arguments."""
+    kind = scenario["topology"]["kind"]
+    if kind not in NS3_PROGRAM:
+        raise SystemExit(f"no ns-3 program models the {kind!r} topology")
+    args = (wlan_args if kind == "wlan" else dumbbell_args)(scenario, sack)
+    return [str(NS3_BUILD / NS3_PROGRAM[kind]), *args]
 
 
 # ----------------------------------------------------------------------------- measuring
@@ -256,8 +375,12 @@ def scenario_file(name: str, text: str) -> Path:
 def run_suite(args) -> dict:
     print("\n== tcplab vs ns-3 (same invocation, runs interleaved) ==", flush=True)
     results = {}
+    wanted = set(args.scenarios.split(","))
+    unknown = wanted - {key for key, _ in SUITE}
+    if unknown:
+        raise SystemExit(f"unknown suite scenarios {sorted(unknown)}; the suite has a, b, c, d")
     for key, label in SUITE:
-        if key not in args.scenarios:
+        if key not in wanted:
             continue
         text = (BENCH / "scenarios" / f"{key}.toml").read_text()
         sc = tomllib.loads(text)
@@ -266,20 +389,22 @@ def run_suite(args) -> dict:
             sc = tomllib.loads(text)
         path = scenario_file(f"suite_{key}", text)
         tl_cmd = [str(TCPLAB_BIN), str(path)]
-        variants = {"ns3_sack": ns3_args(sc, sack=True)}
-        if key in args.nosack:
-            variants["ns3_nosack"] = ns3_args(sc, sack=False)
+        variants = {"ns3_sack": ns3_command(sc, sack=True)}
+        if key in args.nosack.split(","):
+            variants["ns3_nosack"] = ns3_command(sc, sack=False)
         runs = {"tcplab": [], **{v: [] for v in variants}}
-        if args.baseline_bin:
+        # The baseline engine predates the WLAN model.
+        baseline = args.baseline_bin if sc["topology"]["kind"] != "wlan" else None
+        if baseline:
             runs["tcplab_base"] = []
         for i in range(max(args.runs, args.ns3_runs)):
             if i < args.runs:
                 runs["tcplab"].append(measure_rusage(tl_cmd))
-                if args.baseline_bin:
-                    runs["tcplab_base"].append(measure_rusage([str(args.baseline_bin), str(path)]))
+                if baseline:
+                    runs["tcplab_base"].append(measure_rusage([str(baseline), str(path)]))
             if i < args.ns3_runs:
                 for v, a in variants.items():
-                    runs[v].append(measure_rusage([str(NS3_BIN), *a]))
+                    runs[v].append(measure_rusage(a))
             print(
                 f"  ({key}) round {i + 1}: "
                 + ", ".join(f"{k} {r[-1]['wall_s']:.2f} s" for k, r in runs.items() if len(r) > i),
@@ -287,10 +412,70 @@ def run_suite(args) -> dict:
             )
         res = {k: best_of(r) for k, r in runs.items()}
         res["label"] = label
-        res["ns3_args"] = variants["ns3_sack"]
+        res["ns3_command"] = variants["ns3_sack"]
+        if sc["topology"]["kind"] == "wlan":
+            res["wlan"] = wlan_summary(res, sc)
         results[key] = res
     print_suite(results)
     return results
+
+
+def jain_index(xs: list[float]) -> float:
+    """Jain's fairness index: 1 when all are equal, 1/n when one takes everything."""
+    sq = sum(x * x for x in xs)
+    return sum(xs) ** 2 / (len(xs) * sq) if sq > 0 else 0.0
+
+
+def wlan_summary(res: dict, scenario: dict) -> dict:
+    """Per simulator: total goodput, fairness and starvation among the uplink flows (the
+    phenomenon of paper 004), ACKs lost, and the ns-3 program's self-checks."""
+    mac = {**WLAN_MAC_DEFAULTS, **scenario["topology"].get("mac", {})}
+    ack_mode = f"OfdmRate{parse_rate(mac['basic_rate']) / 1e6:.0f}Mbps"
+    out = {}
+    for sim in [k for k in ("tcplab", "ns3_sack", "ns3_nosack") if k in res]:
+        r = res[sim]
+        g = r["flow_goodput_bps"]
+        fair = sum(g) / len(g)
+        s = {
+            "total_goodput_bps": sum(g),
+            "jain": jain_index(g),
+            "starved_flows": sum(1 for x in g if x < 0.1 * fair),
+            "min_flow_bps": min(g),
+            "max_flow_bps": max(g),
+        }
+        if sim == "tcplab":
+            s["ack_drops"] = r["ack_drops"]
+            s["data_drops"] = r["data_drops"]
+            s["timeouts"] = r["timeouts"]
+        else:
+            w = r["wifi"]
+            s["ack_drops"] = w["ap_ack_drops_overflow"] + w["ap_ack_drops_retry"]
+            s["data_drops"] = w["station_data_drops_overflow"] + w["station_data_drops_retry"]
+            s["timeouts"] = r["timeouts"]
+            s["checks"] = {
+                "all_associated_before_start": w["associated_at_start"] == len(g),
+                f"mac_acks_at_{ack_mode}": w["ap_ack_mode"] == ack_mode,
+            }
+        out[sim] = s
+    return out
+
+
+def print_wlan(key: str, summary: dict) -> None:
+    print(f"\n({key}) WLAN uplink flows: fairness and losses")
+    print(
+        f"  {'simulator':<12}{'total Mb/s':>11}{'Jain':>7}{'starved':>9}{'min Mb/s':>10}"
+        f"{'max Mb/s':>10}{'ACK drops':>11}{'data drops':>12}{'timeouts':>10}"
+    )
+    for sim, s in summary.items():
+        print(
+            f"  {sim:<12}{s['total_goodput_bps'] / 1e6:>11.2f}{s['jain']:>7.3f}"
+            f"{s['starved_flows']:>9}{s['min_flow_bps'] / 1e6:>10.3f}{s['max_flow_bps'] / 1e6:>10.3f}"
+            f"{s['ack_drops']:>11,}{s['data_drops']:>12,}{s['timeouts']:>10,}"
+        )
+        for check, ok in s.get("checks", {}).items():
+            if not ok:
+                print(f"  {sim}: CHECK FAILED: {check}")
+    print("  (starved: below 10 % of an equal share; ACK drops: TCP ACKs lost at the AP)")
 
 
 def print_suite(results: dict) -> None:
@@ -331,9 +516,14 @@ def print_suite(results: dict) -> None:
             f"{key:<10}{ratio['speed']:>21.1f}x{ratio['speed_cpu']:>13.1f}x{ratio['wall']:>12.4f}{ratio['memory']:>14.3f}"
             f"{ratio['goodput']:>10.3f}{ratio['packets']:>16.3f}{flag}"
         )
+    for key, res in results.items():
+        if "wlan" in res:
+            print_wlan(key, res["wlan"])
     if any("tcplab_base" in res for res in results.values()):
         print("\nthis engine against the baseline revision (same runs, interleaved):")
         for key, res in results.items():
+            if "tcplab_base" not in res:
+                continue
             t, b = res["tcplab"], res["tcplab_base"]
             res["ratios"]["speedup_vs_baseline"] = b["wall_s"] / t["wall_s"]
             res["ratios"]["memory_vs_baseline"] = t["peak_rss_mib"] / b["peak_rss_mib"]
@@ -354,15 +544,15 @@ def fit_exponent(xs: list[float], ys: list[float]) -> float:
     lx = [math.log(x) for x in xs]
     ly = [math.log(y) for y in ys]
     mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
 
 
 def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
     """y = a + b x by least squares, and the largest relative deviation from it."""
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
     a = my - b * mx
-    dev = max(abs(y - (a + b * x)) / y for x, y in zip(xs, ys))
+    dev = max(abs(y - (a + b * x)) / y for x, y in zip(xs, ys, strict=True))
     return a, b, dev
 
 
@@ -588,7 +778,9 @@ def main() -> None:
     ap.add_argument(
         "--nosack", default="a", help="scenarios also run in ns-3 with SACK off (e.g. 'a,b')"
     )
-    ap.add_argument("--scenarios", default="a,b,c", help="suite scenarios to run")
+    ap.add_argument(
+        "--scenarios", default="a,b,c,d", help="suite scenarios to run (e.g. 'd' or 'a,b')"
+    )
     ap.add_argument(
         "--baseline-rev",
         help="also run tcplab built at this git revision in the suite, for before/after ratios",

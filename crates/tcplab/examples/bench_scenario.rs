@@ -5,7 +5,11 @@
 //!
 //! `packets_delivered` counts data packets that reached their receiver plus ACKs that
 //! reached their sender (`RunMeta::packets_delivered`); `run_seconds` is the wall time
-//! of parsing, building and running the scenario inside this process.
+//! of parsing, building and running the scenario inside this process. Per-flow goodput
+//! (for fairness), timeouts and drops of data and ACKs (every cause, wherever they
+//! happened) come with it. It reads only records that the engine had before the
+//! optimisations of issue 8, so `bench/run.py --baseline-rev` can build it against that
+//! engine.
 
 use std::time::Instant;
 
@@ -41,10 +45,20 @@ fn main() {
     let bytes: u64 = rec.flows.iter().map(|f| f.bytes_delivered).sum();
     let goodput: f64 = rec.flows.iter().map(|f| f.goodput_bps).sum();
     let packets = rec.meta.packets_delivered;
+    let per_flow: Vec<String> = rec
+        .flows
+        .iter()
+        .map(|f| f.goodput_bps.to_string())
+        .collect();
+    let timeouts: u64 = rec.flows.iter().map(|f| f.timeouts).sum();
+    let data_drops: u64 = rec.flows.iter().map(|f| f.data_drops.total()).sum();
+    let ack_drops: u64 = rec.flows.iter().map(|f| f.ack_drops.total()).sum();
     println!(
         "{{\"simulator\": \"tcplab\", \"flows\": {}, \"duration\": {}, \"data_delivered\": {}, \
          \"acks_delivered\": {}, \"packets_delivered\": {}, \"bytes_delivered\": {}, \
-         \"goodput_bps\": {}, \"events\": {}, \"run_seconds\": {}, \"peak_rss_kib\": {}}}",
+         \"goodput_bps\": {}, \"flow_goodput_bps\": [{}], \"timeouts\": {}, \
+         \"data_drops\": {}, \"ack_drops\": {}, \"events\": {}, \"run_seconds\": {}, \
+         \"peak_rss_kib\": {}}}",
         rec.flows.len(),
         rec.meta.duration,
         packets - acks,
@@ -52,6 +66,10 @@ fn main() {
         packets,
         bytes,
         goodput,
+        per_flow.join(", "),
+        timeouts,
+        data_drops,
+        ack_drops,
         rec.meta.events_processed,
         run_seconds,
         peak_rss_kib().map_or("null".to_string(), |k| k.to_string()),
