@@ -26,8 +26,16 @@ pub struct Link {
     pub delay: Time,
     pub queue: Box<dyn Queue>,
     pub loss: Option<LossModel>,
-    /// The packet being serialised, if any.
-    pub in_tx: Option<Packet>,
+    /// End of the current (or last) transmission: the transmitter is free from then on.
+    /// The packet being serialised is not kept: its arrival at the far end is scheduled
+    /// when its transmission starts.
+    pub busy_until: Time,
+    /// A `LinkDone` event is scheduled at `busy_until`: packets wait in the queue.
+    pub done_pending: bool,
+    /// The queue has not yet been asked for a packet at `busy_until`. The old design
+    /// asked at the end of every transmission, and an AQM starts its idle period on an
+    /// empty answer (RED's `q_time`); the question is now put off until the next arrival.
+    pub idle_unseen: bool,
     pub monitor: bool,
     pub stats: LinkStats,
 }

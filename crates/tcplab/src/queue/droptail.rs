@@ -48,6 +48,20 @@ impl Queue for DropTail {
         Ok(())
     }
 
+    fn offer_idle(
+        &mut self,
+        pkt: Packet,
+        _idle_since: Option<Time>,
+        _now: Time,
+    ) -> Result<Option<Packet>, DropCause> {
+        debug_assert!(self.packets.is_empty(), "offer_idle on a non-empty queue");
+        // What would be stored is taken straight back.
+        match self.would_overflow(&pkt) {
+            true => Err(DropCause::BufferOverflow),
+            false => Ok(Some(pkt)),
+        }
+    }
+
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
         let p = self.packets.pop_front()?;
         self.bytes -= p.size as u64;
@@ -119,5 +133,23 @@ pub(crate) mod tests {
             Err(DropCause::BufferOverflow)
         );
         assert!(q.enqueue(pkt(50), Time::ZERO).is_ok());
+    }
+
+    proptest::proptest! {
+        /// The shortcut for an idle link answers as storing the packet and taking it
+        /// straight back would, and leaves the queue empty.
+        #[test]
+        fn offer_idle_is_enqueue_then_dequeue(
+            limit in 0usize..3,
+            limit_bytes in proptest::option::of(0u64..3000),
+            size in 1u32..2000,
+        ) {
+            let mut shortcut = DropTail::new(limit, limit_bytes);
+            let mut plain = DropTail::new(limit, limit_bytes);
+            let p = pkt(size);
+            let expected = plain.enqueue(p, Time(5)).map(|()| plain.dequeue(Time(5)));
+            proptest::prop_assert_eq!(shortcut.offer_idle(p, Some(Time(1)), Time(5)), expected);
+            proptest::prop_assert_eq!((shortcut.len(), shortcut.bytes()), (0, 0));
+        }
     }
 }

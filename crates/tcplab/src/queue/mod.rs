@@ -24,6 +24,24 @@ pub trait Queue: Send {
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), DropCause>;
     /// Takes the next packet to transmit.
     fn dequeue(&mut self, now: Time) -> Option<Packet>;
+    /// Offers `pkt` to an empty queue whose link can transmit at once: `enqueue` then
+    /// `dequeue`, in one call. If the transmitter fell idle at `idle_since` and the queue
+    /// has not been asked for a packet since, it is asked first (with that time): that
+    /// empty answer is where an AQM starts an idle period (RED's `q_time`). Disciplines
+    /// whose only state is their FIFO override this to skip storing the packet.
+    fn offer_idle(
+        &mut self,
+        pkt: Packet,
+        idle_since: Option<Time>,
+        now: Time,
+    ) -> Result<Option<Packet>, DropCause> {
+        if let Some(t) = idle_since {
+            let none = self.dequeue(t);
+            debug_assert!(none.is_none(), "offer_idle on a non-empty queue");
+        }
+        self.enqueue(pkt, now)?;
+        Ok(self.dequeue(now))
+    }
     /// Packets waiting.
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {

@@ -6,6 +6,7 @@
 
 mod accounting;
 mod build;
+mod lanes;
 mod records;
 mod trace;
 mod udp;
@@ -39,7 +40,8 @@ pub enum RunError {
 /// Something that happens at a point in simulated time.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A link finished serialising its current packet.
+    /// A link finished serialising its current packet and packets wait in its queue.
+    /// (A link whose queue is empty when a transmission starts schedules nothing.)
     LinkDone(LinkId),
     /// A packet reached the end of a link.
     Arrive(Packet),
@@ -97,8 +99,8 @@ pub struct World {
     packets_delivered: u64,
     link_bytes_at_measure_start: Vec<u64>,
     link_area_at_measure_start: Vec<u128>,
-    /// Scheduler lane of each link's arrivals: one per distinct propagation delay.
-    arrival_lane: Vec<u32>,
+    /// Scheduler lanes of wired arrivals: one per distinct transmission + delay.
+    arrival_lanes: lanes::ArrivalLanes,
     flow_series: FlowSeries,
     queue_series: QueueSeries,
     cc_series: CcSeries,
@@ -151,11 +153,7 @@ impl World {
     /// Processes every event up to and including `t` (at most the end of the run).
     pub fn advance_to(&mut self, t: Time) {
         let t = t.min(self.end);
-        while let Some(at) = self.sched.peek_time() {
-            if at > t {
-                break;
-            }
-            let (at, ev) = self.sched.pop().expect("peeked");
+        while let Some((at, ev)) = self.sched.pop_until(t) {
             self.now = at;
             self.dispatch(ev);
         }
@@ -211,7 +209,7 @@ impl World {
     fn flush_sender(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
         if let Some(at) = flow.sender.take_timer_request() {
-            self.sched.schedule(at, Event::RtoTimer(f, at));
+            self.sched.schedule_timer(at, Event::RtoTimer(f, at));
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
         for p in out.drain(..) {
@@ -224,7 +222,7 @@ impl World {
     fn flush_receiver(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
         if let Some(at) = flow.receiver.take_timer_request() {
-            self.sched.schedule(at, Event::DelAckTimer(f, at));
+            self.sched.schedule_timer(at, Event::DelAckTimer(f, at));
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].receiver.outbox);
         for p in out.drain(..) {
@@ -269,45 +267,84 @@ impl World {
                 .capture(&self.links[l as usize], TapPoint::Entry, &p, now);
         }
         let link = &mut self.links[l as usize];
+        if now >= link.busy_until && !link.done_pending {
+            // The transmitter is free and nothing waits (packets wait only with a
+            // `LinkDone` pending). The queue stays empty, so its length integral needs no
+            // update. If the transmitter fell idle at `busy_until` and the queue has not
+            // been asked since, it is asked now, with that time, as a `LinkDone` there
+            // would have.
+            let idle_since = link.idle_unseen.then_some(link.busy_until);
+            link.idle_unseen = false;
+            match link.queue.offer_idle(p, idle_since, now) {
+                Ok(Some(next)) => self.transmit(l, next),
+                // No discipline holds back an arrival at an idle link.
+                Ok(None) => debug_assert!(false, "{} held a packet back", link.queue.kind()),
+                Err(cause) => self.drop_packet(p, l, cause),
+            }
+            return;
+        }
         link.account_queue(now);
         if let Err(cause) = link.queue.enqueue(p, now) {
             self.drop_packet(p, l, cause);
             return;
         }
-        if link.in_tx.is_some() {
-            link.note_queue_len();
-        } else if let Some(next) = link.queue.dequeue(now) {
-            let done = now + link.transmission_time(&next);
-            link.in_tx = Some(next);
-            self.sched.schedule(done, Event::LinkDone(l));
+        // The packet waits for the transmitter.
+        link.note_queue_len();
+        if !link.done_pending {
+            link.done_pending = true;
+            link.idle_unseen = false;
+            let at = link.busy_until;
+            self.sched.schedule(at, Event::LinkDone(l));
         }
     }
 
+    /// The transmitter of link `l` finished and packets wait: sends the next one.
     fn link_done(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let Some(p) = link.in_tx.take() else { return };
-        link.stats.packets_sent += 1;
-        link.stats.bytes_sent += p.size as u64;
-        let lost = link.loss.as_mut().is_some_and(|m| m.drops(&p));
-        let arrive_at = now + link.delay;
+        link.done_pending = false;
+        link.idle_unseen = false;
         link.account_queue(now);
-        if let Some(next) = link.queue.dequeue(now) {
-            let done = now + link.transmission_time(&next);
-            link.in_tx = Some(next);
-            self.sched.schedule(done, Event::LinkDone(l));
+        let Some(next) = link.queue.dequeue(now) else {
+            return;
+        };
+        self.transmit(l, next);
+        let link = &mut self.links[l as usize];
+        if !link.queue.is_empty() {
+            link.done_pending = true;
+            link.idle_unseen = false;
+            let at = link.busy_until;
+            self.sched.schedule(at, Event::LinkDone(l));
         }
-        if !lost && self.traces.active() {
+    }
+
+    /// Starts serialising `p` on link `l`, whose transmitter is free, and schedules its
+    /// arrival at the far end (or drops it if the link's loss model says so; the model
+    /// draws once per transmission, in transmission order). Link counters and pcap exit
+    /// captures count a transmission that ends by the end of the run, as when they were
+    /// taken at its end.
+    fn transmit(&mut self, l: LinkId, p: Packet) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        let (tx, lane) = self.arrival_lanes.get(link, &p);
+        let done = now + tx;
+        link.busy_until = done;
+        link.idle_unseen = true;
+        let counted = done <= self.end;
+        if counted {
+            link.stats.packets_sent += 1;
+            link.stats.bytes_sent += p.size as u64;
+        }
+        if link.loss.as_mut().is_some_and(|m| m.drops(&p)) {
+            self.drop_packet(p, l, DropCause::RandomLoss);
+            return;
+        }
+        let arrive_at = done + link.delay;
+        if counted && self.traces.active() {
             self.traces
                 .capture(&self.links[l as usize], TapPoint::Exit, &p, arrive_at);
         }
-        if lost {
-            self.drop_packet(p, l, DropCause::RandomLoss);
-        } else {
-            // Arrivals after the same delay come in time order: a FIFO lane keeps the heap small.
-            let lane = self.arrival_lane[l as usize];
-            self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(p));
-        }
+        self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(p));
     }
 
     fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {
