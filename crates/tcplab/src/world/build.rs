@@ -176,6 +176,13 @@ impl World {
             sched.schedule(measure[0], Event::MeasureStart);
         }
         let n_links = links.len();
+        let mut routes = super::routes::Routes::default();
+        for f in &flows {
+            routes.add(&f.fwd, &f.rev);
+        }
+        for u in &udp_flows {
+            routes.add(&u.fwd, &[]);
+        }
         Ok(World {
             now: Time::ZERO,
             sched,
@@ -191,6 +198,7 @@ impl World {
             packets_delivered: 0,
             link_bytes_at_measure_start: vec![0; n_links],
             link_area_at_measure_start: vec![0; n_links],
+            routes,
             arrival_lanes: super::lanes::ArrivalLanes::new(n_links),
             flow_series: FlowSeries::default(),
             queue_series: QueueSeries::default(),

@@ -8,6 +8,7 @@ mod accounting;
 mod build;
 mod lanes;
 mod records;
+mod routes;
 mod trace;
 mod udp;
 mod wifi;
@@ -99,6 +100,8 @@ pub struct World {
     packets_delivered: u64,
     link_bytes_at_measure_start: Vec<u64>,
     link_area_at_measure_start: Vec<u128>,
+    /// The routes of every flow (TCP, then UDP), read on every arrival.
+    routes: routes::Routes,
     /// Scheduler lanes of wired arrivals: one per distinct transmission + delay.
     arrival_lanes: lanes::ArrivalLanes,
     flow_series: FlowSeries,
@@ -381,21 +384,15 @@ impl World {
     }
 
     fn arrive(&mut self, mut p: Packet) {
-        if let Some(u) = self.udp_index(p.flow) {
-            return self.udp_arrive(u, p);
-        }
-        let f = p.flow;
-        let flow = &self.flows[f as usize];
-        let path = if p.kind == PacketKind::Ack {
-            &flow.rev
-        } else {
-            &flow.fwd
-        };
-        if let Some(&next) = path.get(p.hop as usize) {
+        if let Some(next) = self.routes.next(&p) {
             p.hop += 1;
             self.link_send(next, p);
             return;
         }
+        if let Some(u) = self.udp_index(p.flow) {
+            return self.udp_arrive(u, p);
+        }
+        let f = p.flow;
         self.packets_delivered += 1;
         if let Some(log) = &mut self.events {
             log.push(
