@@ -1,7 +1,9 @@
-//! The wired transmitter (issue 8): a packet's arrival at the far end is scheduled when
-//! its transmission starts, and a link schedules a completion event (`LinkDone`) only
-//! while packets wait in its queue.
+//! Wired transmitters (issue 8): a packet's arrival at the far end is scheduled when its
+//! transmission starts. A plain-FIFO (DropTail) link knows that start on arrival and
+//! schedules no other event; a link with another discipline schedules a completion
+//! (`LinkDone`) only while packets wait in its queue.
 
+use tcplab::net::DropCause;
 use tcplab::sim::Time;
 use tcplab::{parse_scenario, World};
 
@@ -16,6 +18,12 @@ dst = "d1"
 cc = "newreno"
 start = 0.05
 "#;
+
+const ONE_FLOW: &str = "[[flows]]\nsrc = \"s0\"\ndst = \"d0\"\ncc = \"reno\"";
+
+const RED: &str = r#", queue = { kind = "red", min_th = 5, max_th = 15 }"#;
+
+const LOSSY: &str = r#", loss = { model = "bernoulli", p = 0.01 }, reverse = { loss = { model = "bernoulli", p = 0.01, applies_to = "acks" } }"#;
 
 fn dumbbell(bottleneck_extra: &str, tcp: &str, duration: f64, flows: &str) -> String {
     format!(
@@ -34,60 +42,102 @@ access = {{ rate = "100Mbps", delay = "1ms", buffer = 1000 }}
     )
 }
 
-/// At every instant: a link has a completion pending exactly when packets wait in its
-/// queue, the completion is not in the past, and a link that owes its queue an idle
-/// notice has nothing waiting. Checked at irregular steps through a run with queueing,
-/// buffer overflows and random loss in both directions, with conservation at each step.
-#[test]
-fn a_link_schedules_a_completion_exactly_while_packets_wait() {
-    let lossy = r#", loss = { model = "bernoulli", p = 0.01 }, reverse = { loss = { model = "bernoulli", p = 0.01, applies_to = "acks" } }"#;
-    let scenario = parse_scenario(&dumbbell(lossy, "", 4.0, TWO_FLOWS)).unwrap();
-    let mut world = World::build(&scenario).unwrap();
-    let (mut t, mut waited, mut steps) = (Time::ZERO, 0, 0);
-    while t < Time::from_secs_f64(4.0) {
+/// Steps through a run at irregular intervals and checks every link's transmitter state
+/// and conservation at each step; returns how many (step, link) pairs had packets
+/// waiting at a plain-FIFO and at another link.
+fn check_transmitters(text: &str, duration: f64) -> (u32, u32) {
+    let mut world = World::build(&parse_scenario(text).unwrap()).unwrap();
+    let (mut t, mut steps, mut waited) = (Time::ZERO, 0, (0, 0));
+    while t < Time::from_secs_f64(duration) {
         t += Time::from_nanos(370_001 + (steps % 7) * 50_003);
         world.advance_to(t);
         steps += 1;
-        for l in &world.links {
-            let waiting = !l.queue.is_empty();
-            assert_eq!(l.done_pending, waiting, "{} at {t}", l.name);
-            if l.done_pending {
-                assert!(l.busy_until >= world.now, "{} at {t}", l.name);
+        let now = world.now;
+        for l in &mut world.links {
+            if l.fifo.is_some() {
+                // The boxed queue is unused; the backlog holds the packets that have not
+                // started by now, in order of start, all before the transmitter is free.
+                l.catch_up(now);
+                assert!(l.queue.is_empty() && !l.done_pending, "{} at {t}", l.name);
+                let starts: Vec<Time> = l.backlog.starts().collect();
+                assert!(starts.windows(2).all(|w| w[0] < w[1]), "{} at {t}", l.name);
+                assert!(starts.iter().all(|&s| now < s && s < l.busy_until));
+                assert!(l.queue_len() as u64 <= l.stats.max_queue);
+                waited.0 += !starts.is_empty() as u32;
+            } else {
+                // A completion is pending exactly while packets wait, and not in the past.
+                let waiting = !l.queue.is_empty();
+                assert_eq!(l.done_pending, waiting, "{} at {t}", l.name);
+                assert!(!l.done_pending || l.busy_until >= now, "{} at {t}", l.name);
+                assert!(!(l.idle_unseen && waiting), "{} at {t}", l.name);
+                waited.1 += waiting as u32;
             }
-            assert!(!(l.idle_unseen && waiting), "{} at {t}", l.name);
-            waited += waiting as u32;
         }
         for (data, acks) in world.conservation() {
             assert!(data.holds() && acks.holds(), "at {t}: {data:?} {acks:?}");
         }
     }
-    assert!(
-        waited > 100,
-        "the bottleneck queued packets ({waited} samples)"
-    );
     let rec = world.run().unwrap();
     let bottleneck = rec.links.iter().find(|l| l.name == "r0->r1").unwrap();
-    assert!(bottleneck.drops.get(tcplab::net::DropCause::BufferOverflow) > 0);
-    assert!(bottleneck.drops.get(tcplab::net::DropCause::RandomLoss) > 0);
+    assert!(bottleneck.drops.get(DropCause::RandomLoss) > 0);
+    assert!(bottleneck.drops.total() > bottleneck.drops.get(DropCause::RandomLoss));
+    waited
 }
 
-/// With one flow and a window of one packet nothing ever waits for a transmitter, so the run costs one
-/// event per hop (three per packet delivered) plus a few timer events, against six when
-/// every transmission also scheduled its own end.
+/// DropTail everywhere: queueing, tail drops and random loss in both directions.
 #[test]
-fn packets_that_never_wait_cost_one_event_per_hop() {
-    let one_flow = "[[flows]]\nsrc = \"s0\"\ndst = \"d0\"\ncc = \"reno\"";
-    let scenario = parse_scenario(&dumbbell("", "[tcp]\nrwnd = 1", 5.0, one_flow)).unwrap();
-    let mut world = World::build(&scenario).unwrap();
-    world.advance_to(Time::from_secs_f64(5.0));
+fn fifo_links_schedule_each_packet_on_arrival() {
+    let (fifo, other) = check_transmitters(&dumbbell(LOSSY, "", 4.0, TWO_FLOWS), 4.0);
+    assert!(fifo > 100, "the bottleneck queued packets ({fifo} samples)");
+    assert_eq!(other, 0);
+}
+
+/// A RED bottleneck (with DropTail access links): early drops and random loss.
+#[test]
+fn an_aqm_link_schedules_a_completion_exactly_while_packets_wait() {
+    let text = dumbbell(&format!("{RED}{LOSSY}"), "", 4.0, TWO_FLOWS);
+    let (_, other) = check_transmitters(&text, 4.0);
+    assert!(
+        other > 100,
+        "the bottleneck queued packets ({other} samples)"
+    );
+}
+
+/// Events per packet delivered and the largest bottleneck queue of a run.
+fn events_per_packet(text: &str, duration: f64) -> (f64, u64) {
+    let mut world = World::build(&parse_scenario(text).unwrap()).unwrap();
+    world.advance_to(Time::from_secs_f64(duration));
     let events = world.events_processed();
     let rec = world.run().unwrap();
     let delivered = rec.meta.packets_delivered;
     assert!(delivered > 300, "{delivered} packets delivered");
-    assert!(rec.links.iter().all(|l| l.max_queue == 0));
-    let per_packet = events as f64 / delivered as f64;
+    let max_queue = rec.links.iter().map(|l| l.max_queue).max().unwrap();
+    (events as f64 / delivered as f64, max_queue)
+}
+
+/// Every packet costs one event per hop (three per packet delivered) plus a few timer
+/// events, against six when every transmission also scheduled its own end: with one
+/// flow and a window of one packet (nothing ever waits), and with two bulk flows on
+/// DropTail links (packets wait, but their start is known on arrival). A RED bottleneck
+/// adds a completion event for each packet that waits there.
+#[test]
+fn a_packet_costs_one_event_per_hop() {
+    let (per_packet, max_queue) =
+        events_per_packet(&dumbbell("", "[tcp]\nrwnd = 1", 5.0, ONE_FLOW), 5.0);
+    assert_eq!(max_queue, 0);
     assert!(
         (3.0..3.1).contains(&per_packet),
-        "{events} events for {delivered} packets: {per_packet:.3} per packet"
+        "{per_packet:.3} events per packet"
     );
+
+    let (per_packet, max_queue) = events_per_packet(&dumbbell("", "", 5.0, TWO_FLOWS), 5.0);
+    assert!(max_queue > 10);
+    assert!(
+        (3.0..3.1).contains(&per_packet),
+        "{per_packet:.3} events per packet"
+    );
+
+    let (per_packet, max_queue) = events_per_packet(&dumbbell(RED, "", 5.0, TWO_FLOWS), 5.0);
+    assert!(max_queue > 5);
+    assert!(per_packet > 3.2, "{per_packet:.3} events per packet");
 }

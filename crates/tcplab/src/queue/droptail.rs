@@ -5,11 +5,26 @@ use crate::net::{DropCause, Packet};
 use crate::sim::Time;
 use std::collections::VecDeque;
 
+/// The limits of a FIFO: packets, and optionally bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FifoLimits {
+    pub packets: usize,
+    pub bytes: Option<u64>,
+}
+
+impl FifoLimits {
+    /// Whether a packet of `size` bytes overflows a FIFO that holds `len` packets of
+    /// `bytes` bytes.
+    #[inline]
+    pub fn overflows(&self, len: usize, bytes: u64, size: u32) -> bool {
+        len >= self.packets || self.bytes.is_some_and(|b| bytes + size as u64 > b)
+    }
+}
+
 /// A FIFO limited in packets and, optionally, in bytes.
 pub struct DropTail {
     packets: VecDeque<Packet>,
-    limit_packets: usize,
-    limit_bytes: Option<u64>,
+    limits: FifoLimits,
     bytes: u64,
 }
 
@@ -19,22 +34,22 @@ impl DropTail {
             // Grows with use: reserving the limit would cost memory in proportion to the
             // buffers of every link, however idle (40000 links at 10000 flows).
             packets: VecDeque::new(),
-            limit_packets,
-            limit_bytes,
+            limits: FifoLimits {
+                packets: limit_packets,
+                bytes: limit_bytes,
+            },
             bytes: 0,
         }
     }
 
     /// Whether `pkt` would overflow the limits.
     fn would_overflow(&self, pkt: &Packet) -> bool {
-        self.packets.len() >= self.limit_packets
-            || self
-                .limit_bytes
-                .is_some_and(|b| self.bytes + pkt.size as u64 > b)
+        self.limits
+            .overflows(self.packets.len(), self.bytes, pkt.size)
     }
 
     pub fn limit_packets(&self) -> usize {
-        self.limit_packets
+        self.limits.packets
     }
 }
 
@@ -48,18 +63,8 @@ impl Queue for DropTail {
         Ok(())
     }
 
-    fn offer_idle(
-        &mut self,
-        pkt: Packet,
-        _idle_since: Option<Time>,
-        _now: Time,
-    ) -> Result<Option<Packet>, DropCause> {
-        debug_assert!(self.packets.is_empty(), "offer_idle on a non-empty queue");
-        // What would be stored is taken straight back.
-        match self.would_overflow(&pkt) {
-            true => Err(DropCause::BufferOverflow),
-            false => Ok(Some(pkt)),
-        }
+    fn plain_fifo(&self) -> Option<FifoLimits> {
+        Some(self.limits)
     }
 
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
@@ -133,23 +138,5 @@ pub(crate) mod tests {
             Err(DropCause::BufferOverflow)
         );
         assert!(q.enqueue(pkt(50), Time::ZERO).is_ok());
-    }
-
-    proptest::proptest! {
-        /// The shortcut for an idle link answers as storing the packet and taking it
-        /// straight back would, and leaves the queue empty.
-        #[test]
-        fn offer_idle_is_enqueue_then_dequeue(
-            limit in 0usize..3,
-            limit_bytes in proptest::option::of(0u64..3000),
-            size in 1u32..2000,
-        ) {
-            let mut shortcut = DropTail::new(limit, limit_bytes);
-            let mut plain = DropTail::new(limit, limit_bytes);
-            let p = pkt(size);
-            let expected = plain.enqueue(p, Time(5)).map(|()| plain.dequeue(Time(5)));
-            proptest::prop_assert_eq!(shortcut.offer_idle(p, Some(Time(1)), Time(5)), expected);
-            proptest::prop_assert_eq!((shortcut.len(), shortcut.bytes()), (0, 0));
-        }
     }
 }

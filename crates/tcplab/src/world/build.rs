@@ -62,14 +62,17 @@ impl World {
             .links
             .iter()
             .enumerate()
-            .map(|(i, l)| Link {
+            .map(|(i, l)| (i, l, build_queue(l, seed)))
+            .map(|(i, l, queue)| Link {
                 id: i as u32,
                 name: l.name.clone(),
                 from: l.from as u32,
                 to: l.to as u32,
                 rate_bps: l.rate.0.round().max(1.0) as u64,
                 delay: Time::from_secs_f64(l.delay.0),
-                queue: build_queue(l, seed),
+                fifo: queue.plain_fifo(),
+                queue,
+                backlog: Default::default(),
                 loss: build_loss(l, seed),
                 busy_until: Time::ZERO,
                 done_pending: false,

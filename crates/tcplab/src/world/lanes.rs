@@ -8,9 +8,13 @@
 //! to a few lane heads however many links and packets there are. The choice of lane
 //! affects speed only: the scheduler pops in (time, insertion) order whatever the lanes.
 //!
+//! A packet that waits at a plain-FIFO link is scheduled on arrival for a later start:
+//! its arrival is in order with its link's other arrivals only, so it goes to a lane of
+//! that link's own.
+//!
 //! [`Scheduler::schedule_fifo`]: crate::sim::Scheduler::schedule_fifo
 
-use crate::net::{Link, Packet};
+use crate::net::{Link, LinkId, Packet};
 use crate::sim::Time;
 use std::collections::HashMap;
 
@@ -28,7 +32,12 @@ pub(super) struct ArrivalLanes {
     /// lookup per transmission.
     recent: Vec<[Seen; 2]>,
     by_offset: HashMap<Time, u32>,
+    /// Per link, its own lane, once it has needed one (`NONE` until then).
+    own: Vec<u32>,
+    lanes: u32,
 }
+
+const NONE: u32 = u32::MAX;
 
 impl ArrivalLanes {
     pub fn new(links: usize) -> Self {
@@ -40,6 +49,8 @@ impl ArrivalLanes {
         ArrivalLanes {
             recent: vec![[none; 2]; links],
             by_offset: HashMap::new(),
+            own: vec![NONE; links],
+            lanes: 0,
         }
     }
 
@@ -53,8 +64,10 @@ impl ArrivalLanes {
             }
         }
         let tx = link.transmission_time(p);
-        let next = self.by_offset.len() as u32;
-        let lane = *self.by_offset.entry(tx + link.delay).or_insert(next);
+        let lane = *self
+            .by_offset
+            .entry(tx + link.delay)
+            .or_insert_with(|| new_lane(&mut self.lanes));
         recent[1] = recent[0];
         recent[0] = Seen {
             size: p.size,
@@ -63,6 +76,21 @@ impl ArrivalLanes {
         };
         (tx, lane)
     }
+
+    /// The lane of `link`'s own.
+    #[inline]
+    pub fn own(&mut self, link: LinkId) -> u32 {
+        let own = &mut self.own[link as usize];
+        if *own == NONE {
+            *own = new_lane(&mut self.lanes);
+        }
+        *own
+    }
+}
+
+fn new_lane(count: &mut u32) -> u32 {
+    *count += 1;
+    *count - 1
 }
 
 #[cfg(test)]
@@ -80,6 +108,8 @@ mod tests {
             rate_bps,
             delay,
             queue: Box::new(DropTail::new(10, None)),
+            fifo: None,
+            backlog: Default::default(),
             loss: None,
             busy_until: Time::ZERO,
             done_pending: false,
@@ -110,5 +140,14 @@ mod tests {
             "still right after leaving the cache"
         );
         assert_eq!(lanes.get(&a, &pkt(250)).1, third);
+        let own = lanes.own(1);
+        assert!(![big, small, third].contains(&own));
+        assert_eq!(lanes.own(1), own);
+        assert_ne!(lanes.own(0), own);
+        assert_eq!(
+            lanes.get(&a, &pkt(2000)).1,
+            5,
+            "numbers shared by both kinds"
+        );
     }
 }

@@ -98,6 +98,7 @@ pub struct World {
     seed: u64,
     next_uid: u64,
     packets_delivered: u64,
+    /// Per link: bytes of the transmissions that end by the start of the measurement window.
     link_bytes_at_measure_start: Vec<u64>,
     link_area_at_measure_start: Vec<u128>,
     /// The routes of every flow (TCP, then UDP), read on every arrival.
@@ -270,6 +271,14 @@ impl World {
                 .capture(&self.links[l as usize], TapPoint::Entry, &p, now);
         }
         let link = &mut self.links[l as usize];
+        if let Some(limits) = link.fifo {
+            // A plain FIFO: the packet's start is known now (net/link.rs).
+            match link.admit_fifo(limits, &p, now) {
+                Ok(start) => self.transmit(l, p, start),
+                Err(cause) => self.drop_packet(p, l, cause),
+            }
+            return;
+        }
         if now >= link.busy_until && !link.done_pending {
             // The transmitter is free and nothing waits (packets wait only with a
             // `LinkDone` pending). The queue stays empty, so its length integral needs no
@@ -279,7 +288,7 @@ impl World {
             let idle_since = link.idle_unseen.then_some(link.busy_until);
             link.idle_unseen = false;
             match link.queue.offer_idle(p, idle_since, now) {
-                Ok(Some(next)) => self.transmit(l, next),
+                Ok(Some(next)) => self.transmit(l, next, now),
                 // No discipline holds back an arrival at an idle link.
                 Ok(None) => debug_assert!(false, "{} held a packet back", link.queue.kind()),
                 Err(cause) => self.drop_packet(p, l, cause),
@@ -311,7 +320,7 @@ impl World {
         let Some(next) = link.queue.dequeue(now) else {
             return;
         };
-        self.transmit(l, next);
+        self.transmit(l, next, now);
         let link = &mut self.links[l as usize];
         if !link.queue.is_empty() {
             link.done_pending = true;
@@ -321,22 +330,27 @@ impl World {
         }
     }
 
-    /// Starts serialising `p` on link `l`, whose transmitter is free, and schedules its
-    /// arrival at the far end (or drops it if the link's loss model says so; the model
-    /// draws once per transmission, in transmission order). Link counters and pcap exit
-    /// captures count a transmission that ends by the end of the run, as when they were
-    /// taken at its end.
-    fn transmit(&mut self, l: LinkId, p: Packet) {
+    /// Serialises `p` on link `l` from `start` (now, or when the packets ahead of it at a
+    /// plain-FIFO link are sent) and schedules its arrival at the far end, or drops it if
+    /// the link's loss model says so (the model draws once per transmission, in
+    /// transmission order). Link counters and pcap exit captures count a transmission
+    /// that ends by the end of the run, as when they were taken at its end.
+    fn transmit(&mut self, l: LinkId, p: Packet, start: Time) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let (tx, lane) = self.arrival_lanes.get(link, &p);
-        let done = now + tx;
+        let (tx, shared_lane) = self.arrival_lanes.get(link, &p);
+        let done = start + tx;
         link.busy_until = done;
         link.idle_unseen = true;
         let counted = done <= self.end;
         if counted {
             link.stats.packets_sent += 1;
             link.stats.bytes_sent += p.size as u64;
+            if done <= self.measure[0] {
+                // Sent before the measurement window (which a snapshot at its start
+                // would miss for packets already scheduled at a plain-FIFO link).
+                self.link_bytes_at_measure_start[l as usize] += p.size as u64;
+            }
         }
         if link.loss.as_mut().is_some_and(|m| m.drops(&p)) {
             self.drop_packet(p, l, DropCause::RandomLoss);
@@ -347,6 +361,12 @@ impl World {
             self.traces
                 .capture(&self.links[l as usize], TapPoint::Exit, &p, arrive_at);
         }
+        // Arrivals scheduled a fixed offset after now share a lane; those of packets that
+        // wait are in order on their link only.
+        let lane = match start == now {
+            true => shared_lane,
+            false => self.arrival_lanes.own(l),
+        };
         self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(p));
     }
 
@@ -445,11 +465,12 @@ impl World {
                 self.cc_series.value.push(value);
             }
         }
-        for link in self.links.iter().filter(|l| l.monitor) {
+        for link in self.links.iter_mut().filter(|l| l.monitor) {
+            link.catch_up(self.now);
             self.queue_series.time.push(t);
             self.queue_series.link.push(link.id);
-            self.queue_series.packets.push(link.queue.len() as u32);
-            self.queue_series.bytes.push(link.queue.bytes());
+            self.queue_series.packets.push(link.queue_len() as u32);
+            self.queue_series.bytes.push(link.queue_bytes());
             self.cc_vars.clear();
             link.queue.variables(&mut self.cc_vars);
             for &(name, value) in &self.cc_vars {
@@ -473,7 +494,6 @@ impl World {
         }
         self.udp_snapshot_measure_start();
         for (i, l) in self.links.iter_mut().enumerate() {
-            self.link_bytes_at_measure_start[i] = l.stats.bytes_sent;
             self.link_area_at_measure_start[i] = l.queue_area(now);
         }
     }
