@@ -5,9 +5,11 @@
 //! Two kinds of queue:
 //! - A plain FIFO (DropTail, [`Queue::plain_fifo`]). Its packets leave in arrival order,
 //!   one after the other, so a packet's transmission start is known when it arrives: the
-//!   end of the transmissions ahead of it. The link schedules it at once and keeps only
-//!   the start times (and sizes) of the packets still waiting, in a [`Backlog`], for the
-//!   limits, the queue length and its integral; the boxed queue stays empty.
+//!   end of the transmissions ahead of it. The link keeps the start times (and sizes) of
+//!   the packets still waiting, in a [`Backlog`], for the limits, the queue length and
+//!   its integral; the boxed queue stays empty. The world schedules a waiting packet's
+//!   arrival at once when that keeps its scheduler lane in order, and otherwise holds
+//!   the packet in the backlog until its start (world/lanes.rs).
 //! - Any other discipline (AQMs) sees every arrival and is asked for the next packet
 //!   when the transmitter becomes free, by a `LinkDone` event while packets wait.
 
@@ -35,6 +37,9 @@ pub struct LinkStats {
 pub struct Backlog {
     starts: VecDeque<(Time, u32)>,
     bytes: u64,
+    /// The last waiting packets, if their arrivals are not scheduled yet: they are sent
+    /// at their starts, by `LinkDone` events.
+    pub held: VecDeque<Packet>,
 }
 
 impl Backlog {
@@ -102,13 +107,15 @@ impl Link {
         }
     }
 
-    /// Plain-FIFO links (of these `limits`): admits `p` arriving at `now` and returns when its transmission
-    /// starts (at once if the transmitter is free), or drops it if the queue is full.
-    /// The caller must then start the transmission at that time, setting `busy_until`.
+    /// Plain-FIFO links (of these `limits`): admits `p`, which takes `tx` to serialise,
+    /// arriving at `now`, and returns when its transmission starts (at once if the
+    /// transmitter is free; the transmitter is then busy until its end), or drops it if
+    /// the queue is full.
     pub fn admit_fifo(
         &mut self,
         limits: FifoLimits,
         p: &Packet,
+        tx: Time,
         now: Time,
     ) -> Result<Time, DropCause> {
         self.catch_up(now);
@@ -122,6 +129,7 @@ impl Link {
             self.backlog.bytes += p.size as u64;
             self.note_queue_len();
         }
+        self.busy_until = start + tx;
         Ok(start)
     }
 
@@ -194,15 +202,16 @@ mod tests {
                 now += Time::from_nanos(gap * 1000);
                 let waiting = admitted.iter().filter(|&&(_, s)| s > now).count();
                 let limits = link.fifo.unwrap();
-                let got = link.admit_fifo(limits, &pkt(size), now);
+                let tx = link.transmission_time(&pkt(size));
+                let got = link.admit_fifo(limits, &pkt(size), tx, now);
                 if waiting >= limit {
                     proptest::prop_assert_eq!(got, Err(DropCause::BufferOverflow));
                     continue;
                 }
                 let start = busy_until.max(now);
                 proptest::prop_assert_eq!(got, Ok(start));
-                busy_until = start + link.transmission_time(&pkt(size));
-                link.busy_until = busy_until;
+                busy_until = start + tx;
+                proptest::prop_assert_eq!(link.busy_until, busy_until);
                 admitted.push((now, start));
             }
             // Each packet waits from its arrival to its start; the queue peaks on arrivals.

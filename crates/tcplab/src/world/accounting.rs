@@ -34,6 +34,7 @@ impl World {
         };
         for l in &self.links {
             l.queue.for_each(&mut count);
+            l.backlog.held.iter().for_each(&mut count);
         }
         self.wifi.for_each_packet(&mut count);
         for ev in self.sched.pending() {

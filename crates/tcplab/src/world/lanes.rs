@@ -8,13 +8,21 @@
 //! to a few lane heads however many links and packets there are. The choice of lane
 //! affects speed only: the scheduler pops in (time, insertion) order whatever the lanes.
 //!
-//! A packet that waits at a plain-FIFO link is scheduled on arrival for a later start:
-//! its arrival is in order with its link's other arrivals only, so it goes to a lane of
-//! that link's own.
+//! A packet that waits at a plain-FIFO link starts later than now, when the packets
+//! ahead of it are sent (net/link.rs). If only its link uses its lane (a bottleneck, whose
+//! rate and delay are its own), its arrival is scheduled at once: that link's
+//! transmissions follow one another, so its lane stays in order. In a lane that other
+//! links use (identical access links) it would be out of order: the lane takes an early
+//! arrival by inserting it a few places from its end, but a packet held back for long
+//! would push every later arrival of the other links out of the lane. Such a packet is
+//! held until its start instead (a `LinkDone` event). (A lane per link would keep them
+//! apart, but at thousands of flows the thousands of lanes, one per access link that
+//! held a packet back within the last propagation delay, made the heap of lane heads
+//! deep.)
 //!
 //! [`Scheduler::schedule_fifo`]: crate::sim::Scheduler::schedule_fifo
 
-use crate::net::{Link, LinkId, Packet};
+use crate::net::{Link, Packet};
 use crate::sim::Time;
 use std::collections::HashMap;
 
@@ -32,12 +40,9 @@ pub(super) struct ArrivalLanes {
     /// lookup per transmission.
     recent: Vec<[Seen; 2]>,
     by_offset: HashMap<Time, u32>,
-    /// Per link, its own lane, once it has needed one (`NONE` until then).
-    own: Vec<u32>,
-    lanes: u32,
+    /// Per lane: the first link that used it, and whether others have since.
+    owner: Vec<(u32, bool)>,
 }
-
-const NONE: u32 = u32::MAX;
 
 impl ArrivalLanes {
     pub fn new(links: usize) -> Self {
@@ -49,25 +54,34 @@ impl ArrivalLanes {
         ArrivalLanes {
             recent: vec![[none; 2]; links],
             by_offset: HashMap::new(),
-            own: vec![NONE; links],
-            lanes: 0,
+            owner: Vec::new(),
         }
     }
 
     /// The transmission time of `p` on `link`, and the lane of its arrival.
     #[inline]
     pub fn get(&mut self, link: &Link, p: &Packet) -> (Time, u32) {
-        let recent = &mut self.recent[link.id as usize];
-        for seen in recent.iter() {
+        for seen in &self.recent[link.id as usize] {
             if seen.size == p.size {
                 return (seen.tx, seen.lane);
             }
         }
+        self.learn(link, p)
+    }
+
+    /// A size not among the link's latest two: computes and remembers it.
+    #[cold]
+    #[inline(never)]
+    fn learn(&mut self, link: &Link, p: &Packet) -> (Time, u32) {
         let tx = link.transmission_time(p);
-        let lane = *self
-            .by_offset
-            .entry(tx + link.delay)
-            .or_insert_with(|| new_lane(&mut self.lanes));
+        let next = self.by_offset.len() as u32;
+        let lane = *self.by_offset.entry(tx + link.delay).or_insert(next);
+        // Every link passes here for every lane it uses.
+        match self.owner.get_mut(lane as usize) {
+            None => self.owner.push((link.id, false)),
+            Some((owner, shared)) => *shared |= *owner != link.id,
+        }
+        let recent = &mut self.recent[link.id as usize];
         recent[1] = recent[0];
         recent[0] = Seen {
             size: p.size,
@@ -77,20 +91,11 @@ impl ArrivalLanes {
         (tx, lane)
     }
 
-    /// The lane of `link`'s own.
-    #[inline]
-    pub fn own(&mut self, link: LinkId) -> u32 {
-        let own = &mut self.own[link as usize];
-        if *own == NONE {
-            *own = new_lane(&mut self.lanes);
-        }
-        *own
+    /// Whether only one link schedules into `lane`: its arrivals are then in order
+    /// whenever they are scheduled (that link's transmissions follow one another).
+    pub fn exclusive(&self, lane: u32) -> bool {
+        !self.owner[lane as usize].1
     }
-}
-
-fn new_lane(count: &mut u32) -> u32 {
-    *count += 1;
-    *count - 1
 }
 
 #[cfg(test)]
@@ -140,14 +145,7 @@ mod tests {
             "still right after leaving the cache"
         );
         assert_eq!(lanes.get(&a, &pkt(250)).1, third);
-        let own = lanes.own(1);
-        assert!(![big, small, third].contains(&own));
-        assert_eq!(lanes.own(1), own);
-        assert_ne!(lanes.own(0), own);
-        assert_eq!(
-            lanes.get(&a, &pkt(2000)).1,
-            5,
-            "numbers shared by both kinds"
-        );
+        assert!(!lanes.exclusive(big) && !lanes.exclusive(small));
+        assert!(lanes.exclusive(third), "only link a sends 250 bytes");
     }
 }

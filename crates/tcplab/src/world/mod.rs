@@ -273,9 +273,24 @@ impl World {
         let link = &mut self.links[l as usize];
         if let Some(limits) = link.fifo {
             // A plain FIFO: the packet's start is known now (net/link.rs).
-            match link.admit_fifo(limits, &p, now) {
-                Ok(start) => self.transmit(l, p, start),
+            let (tx, lane) = self.arrival_lanes.get(link, &p);
+            match link.admit_fifo(limits, &p, tx, now) {
                 Err(cause) => self.drop_packet(p, l, cause),
+                Ok(start)
+                    if start == now
+                        || link.backlog.held.is_empty() && self.arrival_lanes.exclusive(lane) =>
+                {
+                    self.transmit(l, p, start, tx, lane)
+                }
+                Ok(start) => {
+                    // Its arrival would be out of order in a lane that other links use:
+                    // the packet is sent at its start.
+                    link.backlog.held.push_back(p);
+                    if !link.done_pending {
+                        link.done_pending = true;
+                        self.sched.schedule(start, Event::LinkDone(l));
+                    }
+                }
             }
             return;
         }
@@ -288,7 +303,10 @@ impl World {
             let idle_since = link.idle_unseen.then_some(link.busy_until);
             link.idle_unseen = false;
             match link.queue.offer_idle(p, idle_since, now) {
-                Ok(Some(next)) => self.transmit(l, next, now),
+                Ok(Some(next)) => {
+                    let (tx, lane) = self.arrival_lanes.get(link, &next);
+                    self.transmit(l, next, now, tx, lane)
+                }
                 // No discipline holds back an arrival at an idle link.
                 Ok(None) => debug_assert!(false, "{} held a packet back", link.queue.kind()),
                 Err(cause) => self.drop_packet(p, l, cause),
@@ -314,13 +332,30 @@ impl World {
     fn link_done(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
+        if link.fifo.is_some() {
+            // The first held packet starts now, and the next one right after it.
+            link.done_pending = false;
+            link.catch_up(now);
+            let Some(p) = link.backlog.held.pop_front() else {
+                return;
+            };
+            let (tx, lane) = self.arrival_lanes.get(link, &p);
+            self.transmit(l, p, now, tx, lane);
+            let link = &mut self.links[l as usize];
+            if !link.backlog.held.is_empty() {
+                link.done_pending = true;
+                self.sched.schedule(now + tx, Event::LinkDone(l));
+            }
+            return;
+        }
         link.done_pending = false;
         link.idle_unseen = false;
         link.account_queue(now);
         let Some(next) = link.queue.dequeue(now) else {
             return;
         };
-        self.transmit(l, next, now);
+        let (tx, lane) = self.arrival_lanes.get(link, &next);
+        self.transmit(l, next, now, tx, lane);
         let link = &mut self.links[l as usize];
         if !link.queue.is_empty() {
             link.done_pending = true;
@@ -331,16 +366,16 @@ impl World {
     }
 
     /// Serialises `p` on link `l` from `start` (now, or when the packets ahead of it at a
-    /// plain-FIFO link are sent) and schedules its arrival at the far end, or drops it if
+    /// plain-FIFO link are sent), which takes `tx`, and schedules its arrival at the far
+    /// end in `lane` ([`lanes::ArrivalLanes::get`]), or drops it if
     /// the link's loss model says so (the model draws once per transmission, in
     /// transmission order). Link counters and pcap exit captures count a transmission
     /// that ends by the end of the run, as when they were taken at its end.
-    fn transmit(&mut self, l: LinkId, p: Packet, start: Time) {
-        let now = self.now;
+    fn transmit(&mut self, l: LinkId, p: Packet, start: Time, tx: Time, lane: u32) {
         let link = &mut self.links[l as usize];
-        let (tx, shared_lane) = self.arrival_lanes.get(link, &p);
         let done = start + tx;
-        link.busy_until = done;
+        // (A plain-FIFO link may already be busy with packets behind this one.)
+        link.busy_until = link.busy_until.max(done);
         link.idle_unseen = true;
         let counted = done <= self.end;
         if counted {
@@ -361,12 +396,6 @@ impl World {
             self.traces
                 .capture(&self.links[l as usize], TapPoint::Exit, &p, arrive_at);
         }
-        // Arrivals scheduled a fixed offset after now share a lane; those of packets that
-        // wait are in order on their link only.
-        let lane = match start == now {
-            true => shared_lane,
-            false => self.arrival_lanes.own(l),
-        };
         self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(p));
     }
 
