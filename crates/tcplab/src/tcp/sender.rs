@@ -37,7 +37,7 @@ pub struct SenderStats {
 }
 
 /// One loss response, with the algorithm's own classification if it makes one. The
-/// world fills in the true cause from its drop log at the end of the run.
+/// world matches the true cause from its drop log when the response is made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LossRecord {
     pub time: Time,

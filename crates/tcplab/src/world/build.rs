@@ -141,7 +141,7 @@ impl World {
                     start: app.start(),
                     data_drops: DropCounts::default(),
                     ack_drops: DropCounts::default(),
-                    drop_log: Vec::new(),
+                    drop_log: Default::default(),
                     data_sent: 0,
                     data_arrived: 0,
                     acks_sent: 0,

@@ -6,6 +6,7 @@
 
 mod accounting;
 mod build;
+mod drop_log;
 mod lanes;
 mod records;
 mod routes;
@@ -23,6 +24,7 @@ use crate::{parse_scenario, ConfigError, Scenario};
 use thiserror::Error;
 
 pub use accounting::ConservationReport;
+pub use drop_log::DropLog;
 pub use udp::UdpFlow;
 
 /// Why a run could not produce records.
@@ -74,8 +76,8 @@ pub struct Flow {
     pub start: Time,
     pub data_drops: DropCounts,
     pub ack_drops: DropCounts,
-    /// (time, segment, cause) of every data drop, to score loss classification.
-    pub drop_log: Vec<(Time, u32, DropCause)>,
+    /// Data drops, matched to the sender's loss responses to score loss classification.
+    pub drop_log: DropLog,
     pub data_sent: u64,
     pub data_arrived: u64,
     pub acks_sent: u64,
@@ -212,6 +214,9 @@ impl World {
     /// Sends what the sender queued and schedules the timer it asked for.
     fn flush_sender(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
+        // Before the packets go out: a drop of a retransmission is not its own cause.
+        let una = flow.sender.snd_una();
+        flow.drop_log.match_new_losses(&flow.sender.losses, una);
         if let Some(at) = flow.sender.take_timer_request() {
             self.sched.schedule_timer(at, Event::RtoTimer(f, at));
         }
@@ -412,7 +417,7 @@ impl World {
                 PacketKind::Ack => flow.ack_drops.add(cause),
                 _ => {
                     flow.data_drops.add(cause);
-                    flow.drop_log.push((self.now, p.seq, cause));
+                    flow.drop_log.record(self.now, p.seq, cause);
                 }
             }
         }
