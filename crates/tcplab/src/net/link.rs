@@ -96,7 +96,19 @@ impl Link {
 
     /// Plain-FIFO links: forgets the waiting packets whose transmission has started by
     /// `now`, adding the queue-length integral up to each start.
+    #[inline]
     pub fn catch_up(&mut self, now: Time) {
+        if self
+            .backlog
+            .starts
+            .front()
+            .is_some_and(|&(start, _)| start <= now)
+        {
+            self.forget_started(now);
+        }
+    }
+
+    fn forget_started(&mut self, now: Time) {
         while let Some(&(start, size)) = self.backlog.starts.front() {
             if start > now {
                 break;
@@ -111,6 +123,7 @@ impl Link {
     /// arriving at `now`, and returns when its transmission starts (at once if the
     /// transmitter is free; the transmitter is then busy until its end), or drops it if
     /// the queue is full.
+    #[inline]
     pub fn admit_fifo(
         &mut self,
         limits: FifoLimits,

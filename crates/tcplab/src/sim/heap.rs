@@ -100,7 +100,28 @@ impl KeyHeap {
     }
 
     /// Replaces the smallest key by `key` (one sift instead of a removal and a push).
+    #[inline]
     pub fn replace_top(&mut self, key: Key) {
+        if self.len > ARITY + 1 {
+            return self.sift_down(key);
+        }
+        // A heap of the root and its children only (the scheduler's lane heads, mostly):
+        // the smallest child and the new key trade places, inline.
+        let c = &self.keys[1..=ARITY];
+        let a = (c[1].order() < c[0].order()) as usize;
+        let b = 2 + (c[3].order() < c[2].order()) as usize;
+        let min = if c[b].order() < c[a].order() { b } else { a };
+        let child = c[min];
+        if child.before(&key) {
+            self.keys[0] = child;
+            self.keys[1 + min] = key;
+        } else {
+            self.keys[0] = key;
+        }
+    }
+
+    /// Puts `key` at the root and sifts it down to its place.
+    fn sift_down(&mut self, key: Key) {
         let n = self.len;
         let keys = &mut self.keys[..];
         let order = key.order();

@@ -137,6 +137,7 @@ impl<E> Scheduler<E> {
     /// nearly: an event earlier than its lane's last one is inserted among the lane's last
     /// `LANE_INSERT` events, or scheduled outside the lane if its place is further ahead
     /// (or at the head).
+    #[inline]
     pub fn schedule_fifo(&mut self, lane: u32, at: Time, event: E) {
         let i = lane as usize;
         if i >= self.lanes.len() {
