@@ -1,9 +1,23 @@
 //! One direction of a point-to-point link: a queue, a transmitter and a propagation delay.
+//!
+//! The transmitter keeps no packet: a packet's arrival at the far end is scheduled when
+//! its transmission starts, and `busy_until` says when the transmitter is free again.
+//! Two kinds of queue:
+//! - A plain FIFO (DropTail, [`Queue::plain_fifo`]). Its packets leave in arrival order,
+//!   one after the other, so a packet's transmission start is known when it arrives: the
+//!   end of the transmissions ahead of it. The link keeps the start times (and sizes) of
+//!   the packets still waiting, in a [`Backlog`], for the limits, the queue length and
+//!   its integral; the boxed queue stays empty. The world schedules a waiting packet's
+//!   arrival at once when that keeps its scheduler lane in order, and otherwise holds
+//!   the packet in the backlog until its start (world/lanes.rs).
+//! - Any other discipline (AQMs) sees every arrival and is asked for the next packet
+//!   when the transmitter becomes free, by a `LinkDone` event while packets wait.
 
 use super::loss::LossModel;
-use super::packet::{DropCounts, LinkId, NodeId, Packet};
-use crate::queue::Queue;
+use super::packet::{DropCause, DropCounts, LinkId, NodeId, Packet};
+use crate::queue::{FifoLimits, Queue};
 use crate::sim::Time;
+use std::collections::VecDeque;
 
 /// Counters of a link direction.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -17,6 +31,24 @@ pub struct LinkStats {
     last_change: Time,
 }
 
+/// The packets waiting at a plain-FIFO link, by transmission start time, in order.
+/// Entries whose start has passed are removed lazily ([`Link::catch_up`]).
+#[derive(Debug, Default)]
+pub struct Backlog {
+    starts: VecDeque<(Time, u32)>,
+    bytes: u64,
+    /// The last waiting packets, if their arrivals are not scheduled yet: they are sent
+    /// at their starts, by `LinkDone` events.
+    pub held: VecDeque<Packet>,
+}
+
+impl Backlog {
+    /// The start times, in order.
+    pub fn starts(&self) -> impl Iterator<Item = Time> + '_ {
+        self.starts.iter().map(|&(t, _)| t)
+    }
+}
+
 pub struct Link {
     pub id: LinkId,
     pub name: String,
@@ -25,33 +57,188 @@ pub struct Link {
     pub rate_bps: u64,
     pub delay: Time,
     pub queue: Box<dyn Queue>,
+    /// The queue's limits if it is a plain FIFO: the link then keeps `backlog` instead.
+    pub fifo: Option<FifoLimits>,
+    pub backlog: Backlog,
     pub loss: Option<LossModel>,
-    /// The packet being serialised, if any.
-    pub in_tx: Option<Packet>,
+    /// End of the current (or last) transmission: the transmitter is free from then on.
+    /// The packet being serialised is not kept: its arrival at the far end is scheduled
+    /// when its transmission starts.
+    pub busy_until: Time,
+    /// A `LinkDone` event is scheduled at `busy_until`: packets wait in the queue (not
+    /// for plain-FIFO links, which need none).
+    pub done_pending: bool,
+    /// The queue has not yet been asked for a packet at `busy_until`. The old design
+    /// asked at the end of every transmission, and an AQM starts its idle period on an
+    /// empty answer (RED's `q_time`); the question is now put off until the next arrival.
+    pub idle_unseen: bool,
     pub monitor: bool,
     pub stats: LinkStats,
 }
 
 impl Link {
+    /// Packets waiting (not counting the one being serialised); for a plain-FIFO link,
+    /// as of its last [`Link::catch_up`].
+    pub fn queue_len(&self) -> usize {
+        match self.fifo {
+            Some(_) => self.backlog.starts.len(),
+            None => self.queue.len(),
+        }
+    }
+
+    /// Bytes waiting, as [`Link::queue_len`].
+    pub fn queue_bytes(&self) -> u64 {
+        match self.fifo {
+            Some(_) => self.backlog.bytes,
+            None => self.queue.bytes(),
+        }
+    }
+
+    /// Plain-FIFO links: forgets the waiting packets whose transmission has started by
+    /// `now`, adding the queue-length integral up to each start.
+    #[inline]
+    pub fn catch_up(&mut self, now: Time) {
+        if self
+            .backlog
+            .starts
+            .front()
+            .is_some_and(|&(start, _)| start <= now)
+        {
+            self.forget_started(now);
+        }
+    }
+
+    fn forget_started(&mut self, now: Time) {
+        while let Some(&(start, size)) = self.backlog.starts.front() {
+            if start > now {
+                break;
+            }
+            self.account_queue(start);
+            self.backlog.starts.pop_front();
+            self.backlog.bytes -= size as u64;
+        }
+    }
+
+    /// Plain-FIFO links (of these `limits`): admits `p`, which takes `tx` to serialise,
+    /// arriving at `now`, and returns when its transmission starts (at once if the
+    /// transmitter is free; the transmitter is then busy until its end), or drops it if
+    /// the queue is full.
+    #[inline]
+    pub fn admit_fifo(
+        &mut self,
+        limits: FifoLimits,
+        p: &Packet,
+        tx: Time,
+        now: Time,
+    ) -> Result<Time, DropCause> {
+        self.catch_up(now);
+        if limits.overflows(self.backlog.starts.len(), self.backlog.bytes, p.size) {
+            return Err(DropCause::BufferOverflow);
+        }
+        let start = self.busy_until.max(now);
+        if start > now {
+            self.account_queue(now);
+            self.backlog.starts.push_back((start, p.size));
+            self.backlog.bytes += p.size as u64;
+            self.note_queue_len();
+        }
+        self.busy_until = start + tx;
+        Ok(start)
+    }
+
     /// Adds the queue-length area up to `now`; call before every change of the queue.
     pub fn account_queue(&mut self, now: Time) {
         let dt = now.nanos().saturating_sub(self.stats.last_change.nanos()) as u128;
-        self.stats.queue_area += dt * self.queue.len() as u128;
+        self.stats.queue_area += dt * self.queue_len() as u128;
         self.stats.last_change = now;
     }
 
     /// Records the queue's new length after a change.
     pub fn note_queue_len(&mut self) {
-        self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u64);
+        self.stats.max_queue = self.stats.max_queue.max(self.queue_len() as u64);
     }
 
     /// Queue-length integral up to `now`, packet-nanoseconds.
     pub fn queue_area(&mut self, now: Time) -> u128 {
+        self.catch_up(now);
         self.account_queue(now);
         self.stats.queue_area
     }
 
     pub fn transmission_time(&self, pkt: &Packet) -> Time {
         Time::transmission(pkt.size, self.rate_bps)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::droptail::tests::pkt;
+    use crate::queue::DropTail;
+
+    fn fifo_link(limit: usize) -> Link {
+        let queue = Box::new(DropTail::new(limit, None));
+        Link {
+            id: 0,
+            name: "l".into(),
+            from: 0,
+            to: 1,
+            rate_bps: 8_000_000, // 1 byte per microsecond
+            delay: Time::ZERO,
+            fifo: queue.plain_fifo(),
+            queue,
+            backlog: Backlog::default(),
+            loss: None,
+            busy_until: Time::ZERO,
+            done_pending: false,
+            idle_unseen: false,
+            monitor: false,
+            stats: LinkStats::default(),
+        }
+    }
+
+    proptest::proptest! {
+        /// A plain-FIFO link admits, drops and starts packets as a queue that stores them
+        /// and sends them one after the other would, with the same queue-length integral
+        /// and maximum (the packet being serialised not counted).
+        #[test]
+        fn fifo_backlog_behaves_as_a_stored_queue(
+            arrivals in proptest::collection::vec((0u64..3000, 1u32..2000), 1..60),
+            limit in 0usize..6,
+        ) {
+            let mut link = fifo_link(limit);
+            // Reference: (arrival, start) of every packet admitted so far.
+            let mut admitted: Vec<(Time, Time)> = Vec::new();
+            let mut busy_until = Time::ZERO;
+            let mut now = Time::ZERO;
+            for &(gap, size) in &arrivals {
+                now += Time::from_nanos(gap * 1000);
+                let waiting = admitted.iter().filter(|&&(_, s)| s > now).count();
+                let limits = link.fifo.unwrap();
+                let tx = link.transmission_time(&pkt(size));
+                let got = link.admit_fifo(limits, &pkt(size), tx, now);
+                if waiting >= limit {
+                    proptest::prop_assert_eq!(got, Err(DropCause::BufferOverflow));
+                    continue;
+                }
+                let start = busy_until.max(now);
+                proptest::prop_assert_eq!(got, Ok(start));
+                busy_until = start + tx;
+                proptest::prop_assert_eq!(link.busy_until, busy_until);
+                admitted.push((now, start));
+            }
+            // Each packet waits from its arrival to its start; the queue peaks on arrivals.
+            let area: u128 = admitted.iter().map(|&(a, s)| (s - a).nanos() as u128).sum();
+            let max = admitted
+                .iter()
+                .filter(|&&(a, s)| s > a)
+                .map(|&(at, _)| admitted.iter().filter(|&&(a, s)| a <= at && s > at).count())
+                .max()
+                .unwrap_or(0) as u64;
+            let end = busy_until + Time::from_nanos(1);
+            proptest::prop_assert_eq!(link.queue_area(end), area);
+            proptest::prop_assert_eq!(link.stats.max_queue, max);
+            proptest::prop_assert_eq!((link.queue_len(), link.queue_bytes()), (0, 0));
+        }
     }
 }

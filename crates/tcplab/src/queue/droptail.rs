@@ -5,11 +5,26 @@ use crate::net::{DropCause, Packet};
 use crate::sim::Time;
 use std::collections::VecDeque;
 
+/// The limits of a FIFO: packets, and optionally bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FifoLimits {
+    pub packets: usize,
+    pub bytes: Option<u64>,
+}
+
+impl FifoLimits {
+    /// Whether a packet of `size` bytes overflows a FIFO that holds `len` packets of
+    /// `bytes` bytes.
+    #[inline]
+    pub fn overflows(&self, len: usize, bytes: u64, size: u32) -> bool {
+        len >= self.packets || self.bytes.is_some_and(|b| bytes + size as u64 > b)
+    }
+}
+
 /// A FIFO limited in packets and, optionally, in bytes.
 pub struct DropTail {
     packets: VecDeque<Packet>,
-    limit_packets: usize,
-    limit_bytes: Option<u64>,
+    limits: FifoLimits,
     bytes: u64,
 }
 
@@ -19,22 +34,22 @@ impl DropTail {
             // Grows with use: reserving the limit would cost memory in proportion to the
             // buffers of every link, however idle (40000 links at 10000 flows).
             packets: VecDeque::new(),
-            limit_packets,
-            limit_bytes,
+            limits: FifoLimits {
+                packets: limit_packets,
+                bytes: limit_bytes,
+            },
             bytes: 0,
         }
     }
 
     /// Whether `pkt` would overflow the limits.
     fn would_overflow(&self, pkt: &Packet) -> bool {
-        self.packets.len() >= self.limit_packets
-            || self
-                .limit_bytes
-                .is_some_and(|b| self.bytes + pkt.size as u64 > b)
+        self.limits
+            .overflows(self.packets.len(), self.bytes, pkt.size)
     }
 
     pub fn limit_packets(&self) -> usize {
-        self.limit_packets
+        self.limits.packets
     }
 }
 
@@ -46,6 +61,10 @@ impl Queue for DropTail {
         self.bytes += pkt.size as u64;
         self.packets.push_back(pkt);
         Ok(())
+    }
+
+    fn plain_fifo(&self) -> Option<FifoLimits> {
+        Some(self.limits)
     }
 
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {

@@ -7,7 +7,7 @@ pub mod sred;
 pub mod zlred;
 pub mod zombie;
 
-pub use droptail::DropTail;
+pub use droptail::{DropTail, FifoLimits};
 pub use red::Red;
 pub use split::SplitQueue;
 pub use sred::Sred;
@@ -24,6 +24,29 @@ pub trait Queue: Send {
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), DropCause>;
     /// Takes the next packet to transmit.
     fn dequeue(&mut self, now: Time) -> Option<Packet>;
+    /// Offers `pkt` to an empty queue whose link can transmit at once: `enqueue` then
+    /// `dequeue`, in one call. If the transmitter fell idle at `idle_since` and the queue
+    /// has not been asked for a packet since, it is asked first (with that time): that
+    /// empty answer is where an AQM starts an idle period (RED's `q_time`).
+    fn offer_idle(
+        &mut self,
+        pkt: Packet,
+        idle_since: Option<Time>,
+        now: Time,
+    ) -> Result<Option<Packet>, DropCause> {
+        if let Some(t) = idle_since {
+            let none = self.dequeue(t);
+            debug_assert!(none.is_none(), "offer_idle on a non-empty queue");
+        }
+        self.enqueue(pkt, now)?;
+        Ok(self.dequeue(now))
+    }
+    /// If this discipline is a plain FIFO whose only decision is to drop arrivals beyond
+    /// these limits (DropTail), its limits. A link then keeps its waiting packets' start
+    /// times instead of the packets, and never calls the other methods (net/link.rs).
+    fn plain_fifo(&self) -> Option<FifoLimits> {
+        None
+    }
     /// Packets waiting.
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {

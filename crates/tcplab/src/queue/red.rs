@@ -291,6 +291,50 @@ mod tests {
         }
     }
 
+    /// An arrival at an idle link goes through `offer_idle` with the time the link fell
+    /// idle; the average then decays over the idle period exactly as when the link asked
+    /// the queue at that time (as it did before arrivals at idle links took the shortcut).
+    #[test]
+    fn offer_idle_decays_the_average_from_when_the_link_fell_idle() {
+        let build = || {
+            Red::new(
+                standard(0.1, false),
+                100,
+                None,
+                RATE,
+                RngStream::new(3, "red"),
+            )
+        };
+        let busy = |red: &mut Red| {
+            for i in 0..40u64 {
+                let _ = red.enqueue(pkt(1000), Time::from_micros(i));
+            }
+            // Drain it, the last packet leaving at 1 ms (its transmission ends later).
+            for _ in 0..red.len() {
+                red.dequeue(Time::from_millis(1)).unwrap();
+            }
+        };
+        let (fell_idle, arrival) = (Time::from_millis(2), Time::from_millis(50));
+        let mut asked_then = build();
+        busy(&mut asked_then);
+        assert!(asked_then.dequeue(fell_idle).is_none());
+        asked_then.enqueue(pkt(1000), arrival).unwrap();
+        assert!(asked_then.dequeue(arrival).is_some());
+
+        let mut shortcut = build();
+        busy(&mut shortcut);
+        let out = shortcut.offer_idle(pkt(1000), Some(fell_idle), arrival);
+        assert!(out.unwrap().is_some());
+        assert_eq!(shortcut.average(), asked_then.average());
+
+        // Without the notice the link would count as busy until the arrival and the
+        // average would not decay.
+        let mut unnoticed = build();
+        busy(&mut unnoticed);
+        unnoticed.offer_idle(pkt(1000), None, arrival).unwrap();
+        assert_ne!(unnoticed.average(), asked_then.average());
+    }
+
     /// Offers `n` arrivals with the average held at `avg` (w_q = 0 freezes it) and one
     /// packet always waiting, and returns the fraction dropped early.
     fn drop_fraction_at(params: RedParams, avg: f64, n: u32) -> f64 {

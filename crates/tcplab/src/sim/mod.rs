@@ -1,5 +1,6 @@
 //! Simulation kernel: time, the event scheduler and random streams.
 
+mod heap;
 pub mod rng;
 pub mod scheduler;
 pub mod time;

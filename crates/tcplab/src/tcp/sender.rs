@@ -37,7 +37,7 @@ pub struct SenderStats {
 }
 
 /// One loss response, with the algorithm's own classification if it makes one. The
-/// world fills in the true cause from its drop log at the end of the run.
+/// world matches the true cause from its drop log when the response is made.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LossRecord {
     pub time: Time,
@@ -271,7 +271,9 @@ impl TcpSender {
 
     /// Sends new (or, after go-back-N, previously sent) segments while the window allows.
     fn try_send(&mut self, now: Time) {
-        let wnd = (self.st.effective_window().floor() as u32).max(1);
+        // `as u32` rounds toward zero (negatives and NaN to 0): the floor here, without
+        // the library call `f64::floor` is on targets without SSE4.1.
+        let wnd = (self.st.effective_window() as u32).max(1);
         while self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una.saturating_add(wnd) {
             self.transmit(self.snd_nxt, now);
             self.snd_nxt += 1;
@@ -281,7 +283,7 @@ impl TcpSender {
     /// Whether the sender is using its whole congestion window (RFC 7661; Linux
     /// `tcp_is_cwnd_limited`), judged before an ACK shrinks the flight.
     fn cwnd_limited(&self) -> bool {
-        let cwnd = self.st.cwnd.floor() as u32;
+        let cwnd = self.st.cwnd as u32; // the floor (see try_send)
         let flight = self.snd_nxt - self.snd_una;
         cwnd <= self.st.rwnd && (flight >= cwnd || self.st.in_slow_start() && flight * 2 > cwnd)
     }

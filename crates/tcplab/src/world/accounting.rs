@@ -1,5 +1,6 @@
 //! End-of-run conservation: every packet a flow sent was delivered, dropped with a
-//! cause, or is still in the network (queued, on a transmitter, or propagating).
+//! cause, or is still in the network (queued, or on its way to the far end of a link:
+//! a packet's arrival is scheduled when its transmission starts).
 
 use super::{Event, RunError, World};
 use crate::net::{Packet, PacketKind};
@@ -33,9 +34,7 @@ impl World {
         };
         for l in &self.links {
             l.queue.for_each(&mut count);
-            if let Some(p) = &l.in_tx {
-                count(p);
-            }
+            l.backlog.held.iter().for_each(&mut count);
         }
         self.wifi.for_each_packet(&mut count);
         for ev in self.sched.pending() {

@@ -14,7 +14,6 @@ use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries};
 use crate::sim::{RngStream, Scheduler, Time};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::ConfigError;
-use std::collections::HashMap;
 
 /// Builds the queue discipline of one link direction (or of a wireless interface).
 pub(super) fn build_queue(l: &DirectedLink, seed: u64) -> Box<dyn Queue> {
@@ -54,20 +53,6 @@ pub(super) fn schedule_periods(sched: &mut Scheduler<Event>, app: &AppSchedule, 
     }
 }
 
-/// Numbers the distinct propagation delays of `links`: one scheduler lane each. Every
-/// arrival is scheduled at `now + delay` and `now` never decreases, so the arrivals of all
-/// links with the same delay are scheduled in time order, which is what a lane needs.
-fn arrival_lanes(links: &[Link]) -> Vec<u32> {
-    let mut lane_of_delay: HashMap<Time, u32> = HashMap::new();
-    links
-        .iter()
-        .map(|l| {
-            let next = lane_of_delay.len() as u32;
-            *lane_of_delay.entry(l.delay).or_insert(next)
-        })
-        .collect()
-}
-
 impl World {
     /// Builds the world of a scenario (which must have passed validation).
     pub fn build(s: &Scenario) -> Result<World, ConfigError> {
@@ -77,16 +62,21 @@ impl World {
             .links
             .iter()
             .enumerate()
-            .map(|(i, l)| Link {
+            .map(|(i, l)| (i, l, build_queue(l, seed)))
+            .map(|(i, l, queue)| Link {
                 id: i as u32,
                 name: l.name.clone(),
                 from: l.from as u32,
                 to: l.to as u32,
                 rate_bps: l.rate.0.round().max(1.0) as u64,
                 delay: Time::from_secs_f64(l.delay.0),
-                queue: build_queue(l, seed),
+                fifo: queue.plain_fifo(),
+                queue,
+                backlog: Default::default(),
                 loss: build_loss(l, seed),
-                in_tx: None,
+                busy_until: Time::ZERO,
+                done_pending: false,
+                idle_unseen: false,
                 monitor: l.monitor,
                 stats: Default::default(),
             })
@@ -151,7 +141,7 @@ impl World {
                     start: app.start(),
                     data_drops: DropCounts::default(),
                     ack_drops: DropCounts::default(),
-                    drop_log: Vec::new(),
+                    drop_log: Default::default(),
                     data_sent: 0,
                     data_arrived: 0,
                     acks_sent: 0,
@@ -189,7 +179,13 @@ impl World {
             sched.schedule(measure[0], Event::MeasureStart);
         }
         let n_links = links.len();
-        let arrival_lane = arrival_lanes(&links);
+        let mut routes = super::routes::Routes::default();
+        for f in &flows {
+            routes.add(&f.fwd, &f.rev);
+        }
+        for u in &udp_flows {
+            routes.add(&u.fwd, &[]);
+        }
         Ok(World {
             now: Time::ZERO,
             sched,
@@ -205,7 +201,8 @@ impl World {
             packets_delivered: 0,
             link_bytes_at_measure_start: vec![0; n_links],
             link_area_at_measure_start: vec![0; n_links],
-            arrival_lane,
+            routes,
+            arrival_lanes: super::lanes::ArrivalLanes::new(n_links),
             flow_series: FlowSeries::default(),
             queue_series: QueueSeries::default(),
             cc_series: CcSeries::default(),

@@ -6,7 +6,10 @@
 
 mod accounting;
 mod build;
+mod drop_log;
+mod lanes;
 mod records;
+mod routes;
 mod trace;
 mod udp;
 mod wifi;
@@ -21,6 +24,7 @@ use crate::{parse_scenario, ConfigError, Scenario};
 use thiserror::Error;
 
 pub use accounting::ConservationReport;
+pub use drop_log::DropLog;
 pub use udp::UdpFlow;
 
 /// Why a run could not produce records.
@@ -39,7 +43,8 @@ pub enum RunError {
 /// Something that happens at a point in simulated time.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A link finished serialising its current packet.
+    /// A link finished serialising its current packet and packets wait in its queue.
+    /// (A link whose queue is empty when a transmission starts schedules nothing.)
     LinkDone(LinkId),
     /// A packet reached the end of a link.
     Arrive(Packet),
@@ -71,8 +76,8 @@ pub struct Flow {
     pub start: Time,
     pub data_drops: DropCounts,
     pub ack_drops: DropCounts,
-    /// (time, segment, cause) of every data drop, to score loss classification.
-    pub drop_log: Vec<(Time, u32, DropCause)>,
+    /// Data drops, matched to the sender's loss responses to score loss classification.
+    pub drop_log: DropLog,
     pub data_sent: u64,
     pub data_arrived: u64,
     pub acks_sent: u64,
@@ -95,10 +100,13 @@ pub struct World {
     seed: u64,
     next_uid: u64,
     packets_delivered: u64,
+    /// Per link: bytes of the transmissions that end by the start of the measurement window.
     link_bytes_at_measure_start: Vec<u64>,
     link_area_at_measure_start: Vec<u128>,
-    /// Scheduler lane of each link's arrivals: one per distinct propagation delay.
-    arrival_lane: Vec<u32>,
+    /// The routes of every flow (TCP, then UDP), read on every arrival.
+    routes: routes::Routes,
+    /// Scheduler lanes of wired arrivals: one per distinct transmission + delay.
+    arrival_lanes: lanes::ArrivalLanes,
     flow_series: FlowSeries,
     queue_series: QueueSeries,
     cc_series: CcSeries,
@@ -151,11 +159,7 @@ impl World {
     /// Processes every event up to and including `t` (at most the end of the run).
     pub fn advance_to(&mut self, t: Time) {
         let t = t.min(self.end);
-        while let Some(at) = self.sched.peek_time() {
-            if at > t {
-                break;
-            }
-            let (at, ev) = self.sched.pop().expect("peeked");
+        while let Some((at, ev)) = self.sched.pop_until(t) {
             self.now = at;
             self.dispatch(ev);
         }
@@ -210,8 +214,11 @@ impl World {
     /// Sends what the sender queued and schedules the timer it asked for.
     fn flush_sender(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
+        // Before the packets go out: a drop of a retransmission is not its own cause.
+        let una = flow.sender.snd_una();
+        flow.drop_log.match_new_losses(&flow.sender.losses, una);
         if let Some(at) = flow.sender.take_timer_request() {
-            self.sched.schedule(at, Event::RtoTimer(f, at));
+            self.sched.schedule_timer(at, Event::RtoTimer(f, at));
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
         for p in out.drain(..) {
@@ -224,7 +231,7 @@ impl World {
     fn flush_receiver(&mut self, f: FlowId) {
         let flow = &mut self.flows[f as usize];
         if let Some(at) = flow.receiver.take_timer_request() {
-            self.sched.schedule(at, Event::DelAckTimer(f, at));
+            self.sched.schedule_timer(at, Event::DelAckTimer(f, at));
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].receiver.outbox);
         for p in out.drain(..) {
@@ -269,45 +276,132 @@ impl World {
                 .capture(&self.links[l as usize], TapPoint::Entry, &p, now);
         }
         let link = &mut self.links[l as usize];
+        if let Some(limits) = link.fifo {
+            // A plain FIFO: the packet's start is known now (net/link.rs).
+            let (tx, lane) = self.arrival_lanes.get(link, &p);
+            match link.admit_fifo(limits, &p, tx, now) {
+                Err(cause) => self.drop_packet(p, l, cause),
+                Ok(start)
+                    if start == now
+                        || link.backlog.held.is_empty() && self.arrival_lanes.exclusive(lane) =>
+                {
+                    self.transmit(l, p, start, tx, lane)
+                }
+                Ok(start) => {
+                    // Its arrival would be out of order in a lane that other links use:
+                    // the packet is sent at its start.
+                    link.backlog.held.push_back(p);
+                    if !link.done_pending {
+                        link.done_pending = true;
+                        self.sched.schedule(start, Event::LinkDone(l));
+                    }
+                }
+            }
+            return;
+        }
+        if now >= link.busy_until && !link.done_pending {
+            // The transmitter is free and nothing waits (packets wait only with a
+            // `LinkDone` pending). The queue stays empty, so its length integral needs no
+            // update. If the transmitter fell idle at `busy_until` and the queue has not
+            // been asked since, it is asked now, with that time, as a `LinkDone` there
+            // would have.
+            let idle_since = link.idle_unseen.then_some(link.busy_until);
+            link.idle_unseen = false;
+            match link.queue.offer_idle(p, idle_since, now) {
+                Ok(Some(next)) => {
+                    let (tx, lane) = self.arrival_lanes.get(link, &next);
+                    self.transmit(l, next, now, tx, lane)
+                }
+                // No discipline holds back an arrival at an idle link.
+                Ok(None) => debug_assert!(false, "{} held a packet back", link.queue.kind()),
+                Err(cause) => self.drop_packet(p, l, cause),
+            }
+            return;
+        }
         link.account_queue(now);
         if let Err(cause) = link.queue.enqueue(p, now) {
             self.drop_packet(p, l, cause);
             return;
         }
-        if link.in_tx.is_some() {
-            link.note_queue_len();
-        } else if let Some(next) = link.queue.dequeue(now) {
-            let done = now + link.transmission_time(&next);
-            link.in_tx = Some(next);
-            self.sched.schedule(done, Event::LinkDone(l));
+        // The packet waits for the transmitter.
+        link.note_queue_len();
+        if !link.done_pending {
+            link.done_pending = true;
+            link.idle_unseen = false;
+            let at = link.busy_until;
+            self.sched.schedule(at, Event::LinkDone(l));
         }
     }
 
+    /// The transmitter of link `l` finished and packets wait: sends the next one.
     fn link_done(&mut self, l: LinkId) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let Some(p) = link.in_tx.take() else { return };
-        link.stats.packets_sent += 1;
-        link.stats.bytes_sent += p.size as u64;
-        let lost = link.loss.as_mut().is_some_and(|m| m.drops(&p));
-        let arrive_at = now + link.delay;
-        link.account_queue(now);
-        if let Some(next) = link.queue.dequeue(now) {
-            let done = now + link.transmission_time(&next);
-            link.in_tx = Some(next);
-            self.sched.schedule(done, Event::LinkDone(l));
+        if link.fifo.is_some() {
+            // The first held packet starts now, and the next one right after it.
+            link.done_pending = false;
+            link.catch_up(now);
+            let Some(p) = link.backlog.held.pop_front() else {
+                return;
+            };
+            let (tx, lane) = self.arrival_lanes.get(link, &p);
+            self.transmit(l, p, now, tx, lane);
+            let link = &mut self.links[l as usize];
+            if !link.backlog.held.is_empty() {
+                link.done_pending = true;
+                self.sched.schedule(now + tx, Event::LinkDone(l));
+            }
+            return;
         }
-        if !lost && self.traces.active() {
+        link.done_pending = false;
+        link.idle_unseen = false;
+        link.account_queue(now);
+        let Some(next) = link.queue.dequeue(now) else {
+            return;
+        };
+        let (tx, lane) = self.arrival_lanes.get(link, &next);
+        self.transmit(l, next, now, tx, lane);
+        let link = &mut self.links[l as usize];
+        if !link.queue.is_empty() {
+            link.done_pending = true;
+            link.idle_unseen = false;
+            let at = link.busy_until;
+            self.sched.schedule(at, Event::LinkDone(l));
+        }
+    }
+
+    /// Serialises `p` on link `l` from `start` (now, or when the packets ahead of it at a
+    /// plain-FIFO link are sent), which takes `tx`, and schedules its arrival at the far
+    /// end in `lane` ([`lanes::ArrivalLanes::get`]), or drops it if
+    /// the link's loss model says so (the model draws once per transmission, in
+    /// transmission order). Link counters and pcap exit captures count a transmission
+    /// that ends by the end of the run, as when they were taken at its end.
+    fn transmit(&mut self, l: LinkId, p: Packet, start: Time, tx: Time, lane: u32) {
+        let link = &mut self.links[l as usize];
+        let done = start + tx;
+        // (A plain-FIFO link may already be busy with packets behind this one.)
+        link.busy_until = link.busy_until.max(done);
+        link.idle_unseen = true;
+        let counted = done <= self.end;
+        if counted {
+            link.stats.packets_sent += 1;
+            link.stats.bytes_sent += p.size as u64;
+            if done <= self.measure[0] {
+                // Sent before the measurement window (which a snapshot at its start
+                // would miss for packets already scheduled at a plain-FIFO link).
+                self.link_bytes_at_measure_start[l as usize] += p.size as u64;
+            }
+        }
+        if link.loss.as_mut().is_some_and(|m| m.drops(&p)) {
+            self.drop_packet(p, l, DropCause::RandomLoss);
+            return;
+        }
+        let arrive_at = done + link.delay;
+        if counted && self.traces.active() {
             self.traces
                 .capture(&self.links[l as usize], TapPoint::Exit, &p, arrive_at);
         }
-        if lost {
-            self.drop_packet(p, l, DropCause::RandomLoss);
-        } else {
-            // Arrivals after the same delay come in time order: a FIFO lane keeps the heap small.
-            let lane = self.arrival_lane[l as usize];
-            self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(p));
-        }
+        self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(p));
     }
 
     fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {
@@ -323,7 +417,7 @@ impl World {
                 PacketKind::Ack => flow.ack_drops.add(cause),
                 _ => {
                     flow.data_drops.add(cause);
-                    flow.drop_log.push((self.now, p.seq, cause));
+                    flow.drop_log.record(self.now, p.seq, cause);
                 }
             }
         }
@@ -344,21 +438,15 @@ impl World {
     }
 
     fn arrive(&mut self, mut p: Packet) {
-        if let Some(u) = self.udp_index(p.flow) {
-            return self.udp_arrive(u, p);
-        }
-        let f = p.flow;
-        let flow = &self.flows[f as usize];
-        let path = if p.kind == PacketKind::Ack {
-            &flow.rev
-        } else {
-            &flow.fwd
-        };
-        if let Some(&next) = path.get(p.hop as usize) {
+        if let Some(next) = self.routes.next(&p) {
             p.hop += 1;
             self.link_send(next, p);
             return;
         }
+        if let Some(u) = self.udp_index(p.flow) {
+            return self.udp_arrive(u, p);
+        }
+        let f = p.flow;
         self.packets_delivered += 1;
         if let Some(log) = &mut self.events {
             log.push(
@@ -411,11 +499,12 @@ impl World {
                 self.cc_series.value.push(value);
             }
         }
-        for link in self.links.iter().filter(|l| l.monitor) {
+        for link in self.links.iter_mut().filter(|l| l.monitor) {
+            link.catch_up(self.now);
             self.queue_series.time.push(t);
             self.queue_series.link.push(link.id);
-            self.queue_series.packets.push(link.queue.len() as u32);
-            self.queue_series.bytes.push(link.queue.bytes());
+            self.queue_series.packets.push(link.queue_len() as u32);
+            self.queue_series.bytes.push(link.queue_bytes());
             self.cc_vars.clear();
             link.queue.variables(&mut self.cc_vars);
             for &(name, value) in &self.cc_vars {
@@ -439,7 +528,6 @@ impl World {
         }
         self.udp_snapshot_measure_start();
         for (i, l) in self.links.iter_mut().enumerate() {
-            self.link_bytes_at_measure_start[i] = l.stats.bytes_sent;
             self.link_area_at_measure_start[i] = l.queue_area(now);
         }
     }

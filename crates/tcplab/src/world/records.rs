@@ -91,15 +91,12 @@ impl World {
             .collect();
 
         let mut losses = LossEvents::default();
-        for (i, f) in self.flows.iter().enumerate() {
-            for rec in &f.sender.losses {
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            f.drop_log
+                .match_new_losses(&f.sender.losses, f.sender.snd_una());
+            for (rec, cause) in f.sender.losses.iter().zip(f.drop_log.causes()) {
                 // True cause: the latest drop of that segment before the response.
-                let cause = f
-                    .drop_log
-                    .iter()
-                    .rev()
-                    .find(|(t, seq, _)| *seq == rec.seq && *t <= rec.time)
-                    .map_or("none", |(_, _, c): &(_, _, DropCause)| c.name());
+                let cause = cause.map_or("none", DropCause::name);
                 losses.time.push(rec.time.as_secs_f64());
                 losses.flow.push(i as u32);
                 losses.seq.push(rec.seq);

@@ -123,13 +123,8 @@ impl World {
         self.inject(p, first);
     }
 
-    /// Forwards a datagram that reached the end of a link, or counts it at the sink.
-    pub(super) fn udp_arrive(&mut self, u: usize, mut p: Packet) {
-        if let Some(&next) = self.udp_flows[u].fwd.get(p.hop as usize) {
-            p.hop += 1;
-            self.link_send(next, p);
-            return;
-        }
+    /// Counts a datagram that reached its sink.
+    pub(super) fn udp_arrive(&mut self, u: usize, p: Packet) {
         self.packets_delivered += 1;
         self.log_event("recv", &p, -1, "");
         let flow = &mut self.udp_flows[u];
