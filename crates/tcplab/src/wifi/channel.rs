@@ -115,7 +115,10 @@ impl Channel {
         for r in OfdmRate::all() {
             sensitivity_mw[r.index()] = dbm_to_mw(r.sensitivity_dbm());
         }
-        let sensed = power.iter().map(|&p| p >= cs_mw).collect();
+        // Nobody senses its own frames (it knows it is transmitting).
+        let sensed = (0..n * n)
+            .map(|k| k / n != k % n && power[k] >= cs_mw)
+            .collect();
         let clean = power
             .iter()
             .map(|&p| survives(p, 0.0, noise_mw, capture_ratio))
@@ -201,6 +204,34 @@ impl Channel {
         me.rx = None;
 
         let row = src as usize * self.n..(src as usize + 1) * self.n;
+        if !overlapped {
+            // Alone on the air: nobody else transmits or is locked onto another frame, and
+            // nothing interferes.
+            let (sensed, clean, power) = (
+                &self.sensed[row.clone()],
+                &self.clean[row.clone()],
+                &self.power[row],
+            );
+            for (x, m) in self.media.iter_mut().enumerate() {
+                if !sensed[x] {
+                    continue;
+                }
+                debug_assert!(m.rx.is_none() && !m.transmitting);
+                m.sensed += 1;
+                m.rx = Some(RxLock {
+                    frame: id,
+                    start: now,
+                    power_mw: power[x],
+                    ok: clean[x],
+                });
+            }
+            // The `clean` table is the capture rule with no interference.
+            debug_assert!((0..self.n as IfaceId).filter(|&x| x != src).all(|x| {
+                self.clean[src as usize * self.n + x as usize]
+                    == self.decodable(self.power(src, x), x, id)
+            }));
+            return frame;
+        }
         let mut media = std::mem::take(&mut self.media);
         for (x, m) in media.iter_mut().enumerate() {
             if x == src as usize {
@@ -212,24 +243,6 @@ impl Channel {
                 continue;
             }
             let p = self.power[row.start + x];
-            if !overlapped {
-                // Alone on the air: nobody is locked onto another frame, and nothing
-                // interferes.
-                debug_assert!(m.rx.is_none());
-                debug_assert_eq!(
-                    self.clean[row.start + x],
-                    self.decodable(p, x as IfaceId, id)
-                );
-                if sensed {
-                    m.rx = Some(RxLock {
-                        frame: id,
-                        start: now,
-                        power_mw: p,
-                        ok: self.clean[row.start + x],
-                    });
-                }
-                continue;
-            }
             let x = x as IfaceId;
             m.rx = match m.rx {
                 None if sensed => Some(RxLock {
@@ -278,7 +291,36 @@ impl Channel {
         let dst = frame.dst as usize;
         let nav_until = now + frame.nav;
         let mut reception = None;
-        let sensed = &self.sensed[src as usize * self.n..(src as usize + 1) * self.n];
+        let row = src as usize * self.n..(src as usize + 1) * self.n;
+        let sensed = &self.sensed[row.clone()];
+        if !frame.overlapped {
+            // Alone on the air from start to end: every interface that senses it locked
+            // onto it at its start (with the `clean` verdict) and held on, and none but
+            // the sender transmitted meanwhile.
+            let (clean, power) = (&self.clean[row.clone()], &self.power[row]);
+            for (x, m) in self.media.iter_mut().enumerate() {
+                if !sensed[x] {
+                    continue;
+                }
+                debug_assert!(m.rx.is_some_and(|l| l.frame == id) && !m.transmitting);
+                let decoded = clean[x] && power[x] >= sensitivity;
+                m.rx = None;
+                m.last_rx_failed = !decoded;
+                if x == dst {
+                    reception = Some(Reception {
+                        at: x as IfaceId,
+                        decoded,
+                    });
+                } else if decoded {
+                    m.nav_until = m.nav_until.max(nav_until);
+                }
+                m.sensed -= 1;
+                if m.sensed == 0 {
+                    m.idle_since = now;
+                }
+            }
+            return Some((frame, reception));
+        }
         for (x, (m, &sensed)) in self.media.iter_mut().zip(sensed).enumerate() {
             if x == src as usize {
                 continue;
