@@ -489,9 +489,8 @@ impl Bss {
     /// `wrap`), then schedules the earliest backoff access if it is not yet scheduled.
     /// Call it after every [`Bss::enqueue`] and [`Bss::on_timer`].
     pub fn flush_timers<E>(&mut self, sched: &mut Scheduler<E>, wrap: impl Fn(WifiTimer) -> E) {
-        let mut ops = std::mem::take(&mut self.outbox.timers);
-        for op in ops.drain(..) {
-            match op {
+        for k in 0..self.outbox.timers.len() {
+            match self.outbox.timers[k] {
                 TimerOp::At(at, t) => sched.schedule(at, wrap(t)),
                 TimerOp::Reserve(t) => {
                     let seq = sched.reserve_seq();
@@ -502,7 +501,7 @@ impl Bss {
                 TimerOp::Reserved(at, seq, t) => sched.schedule_reserved(at, seq, wrap(t)),
             }
         }
-        self.outbox.timers = ops;
+        self.outbox.timers.clear();
         // Between two calls countdowns only stop, except those that got a key: unless one
         // did, or the head stopped, the head is still the earliest.
         let head_stopped = self
@@ -535,7 +534,7 @@ impl Bss {
                 let c = &mut self.dcf[t.iface as usize];
                 c.set_ticket(t.token as u32, seq);
                 self.new_access_keys = true;
-                let (at, _) = c.key().filter(|_| self.eager_timers)?;
+                let (at, _) = c.key().filter(|k| k.1 == seq && self.eager_timers)?;
                 c.mark_scheduled();
                 Some((at, WifiTimer { token: seq, ..t }))
             }

@@ -213,6 +213,9 @@ impl World {
     /// Schedules the MAC's timers and passes on its deliveries and drops.
     fn drain_wifi(&mut self, b: usize) {
         self.wifi.bss[b].flush_timers(&mut self.sched, Event::Wifi);
+        if self.wifi.bss[b].outbox.events.is_empty() {
+            return;
+        }
         let mut out = std::mem::take(&mut self.wifi.bss[b].outbox.events);
         for ev in out.drain(..) {
             match ev {
