@@ -116,6 +116,23 @@ impl<E> Scheduler<E> {
         self.timers.push(key);
     }
 
+    /// Takes the sequence number an event scheduled now would get, without scheduling one:
+    /// a model that may or may not need a timer (one that usually turns out stale) keeps
+    /// the tie order it would have had by scheduling it later with
+    /// [`Scheduler::schedule_reserved`], or drops the number.
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.take_seq()
+    }
+
+    /// Schedules `event` with a number from [`Scheduler::reserve_seq`]; it pops exactly
+    /// where it would have had it been scheduled when the number was reserved. The caller
+    /// must do this before any event ordered after (`at`, `seq`) has popped.
+    pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "sequence number not reserved");
+        let key = self.store(at, seq, event);
+        self.events.push(key);
+    }
+
     /// Puts `event` in the slab and returns its key.
     fn store(&mut self, at: Time, seq: u64, event: E) -> Key {
         let slot = match self.free.pop() {
@@ -290,6 +307,18 @@ mod tests {
         pending.sort();
         assert_eq!(pending, vec!['a', 'b', 'c']);
         assert_eq!(s.len(), 3);
+    }
+
+    #[test]
+    fn reserved_events_pop_in_their_reserved_place() {
+        let mut s = Scheduler::new();
+        s.schedule(Time(5), "a");
+        let seq = s.reserve_seq();
+        s.schedule(Time(5), "c");
+        s.schedule(Time(4), "first");
+        s.schedule_reserved(Time(5), seq, "b");
+        let order: Vec<_> = std::iter::from_fn(|| s.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!["first", "a", "b", "c"]);
     }
 
     /// The reference: a list searched for its smallest (time, sequence) on every pop.

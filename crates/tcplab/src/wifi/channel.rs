@@ -84,11 +84,17 @@ pub struct Channel {
     n: usize,
     /// Received power, mW, at `rx` of a frame sent by `tx`: `power[tx * n + rx]`.
     power: Vec<f64>,
-    /// Minimum power (mW) at which a frame is sensed and a receiver locks onto it.
-    cs_mw: f64,
+    /// Whether `rx` senses `tx` (power at or above the carrier-sense threshold), same layout.
+    sensed: Vec<bool>,
+    /// Whether a frame from `tx` is decodable at `rx` with nothing else on the air (power
+    /// at least the capture ratio above the noise), same layout.
+    clean: Vec<bool>,
     noise_mw: f64,
     capture_ratio: f64,
     cca_time: Time,
+    /// Minimum input sensitivity of each rate in mW, by [`OfdmRate::index`]: converted
+    /// once here rather than for every receiver of every frame.
+    sensitivity_mw: [f64; 8],
     air: Vec<AirFrame>,
     pub media: Vec<Medium>,
     next_id: u64,
@@ -105,13 +111,27 @@ impl Channel {
         cca_time: Time,
     ) -> Self {
         assert_eq!(power.len(), n * n, "power matrix must be n x n");
+        let mut sensitivity_mw = [0.0; 8];
+        for r in OfdmRate::all() {
+            sensitivity_mw[r.index()] = dbm_to_mw(r.sensitivity_dbm());
+        }
+        // Nobody senses its own frames (it knows it is transmitting).
+        let sensed = (0..n * n)
+            .map(|k| k / n != k % n && power[k] >= cs_mw)
+            .collect();
+        let clean = power
+            .iter()
+            .map(|&p| survives(p, 0.0, noise_mw, capture_ratio))
+            .collect();
         Channel {
             n,
             power,
-            cs_mw,
+            sensed,
+            clean,
             noise_mw,
             capture_ratio,
             cca_time,
+            sensitivity_mw,
             air: Vec::with_capacity(8),
             media: vec![Medium::default(); n],
             next_id: 0,
@@ -124,7 +144,7 @@ impl Channel {
 
     /// Whether `rx` senses frames sent by `tx` (carrier sense).
     pub fn sensed_by(&self, tx: IfaceId, rx: IfaceId) -> bool {
-        self.power(tx, rx) >= self.cs_mw
+        self.sensed[tx as usize * self.n + rx as usize]
     }
 
     /// Frames on the air now.
@@ -132,26 +152,20 @@ impl Channel {
         &self.air
     }
 
-    /// Power at `rx` of every frame on the air except `except`, mW.
-    fn interference(&self, rx: IfaceId, except: u64) -> f64 {
-        self.air
-            .iter()
-            .filter(|f| f.id != except && f.src != rx)
-            .map(|f| self.power(f.src, rx))
-            .sum()
-    }
-
+    /// Whether `frame`, received at `signal` mW by `rx`, survives every other frame on the
+    /// air.
     fn decodable(&self, signal: f64, rx: IfaceId, frame: u64) -> bool {
-        survives(
-            signal,
-            self.interference(rx, frame),
-            self.noise_mw,
-            self.capture_ratio,
-        )
+        let interference: f64 = self
+            .air
+            .iter()
+            .filter(|f| f.id != frame && f.src != rx)
+            .map(|f| self.power(f.src, rx))
+            .sum();
+        survives(signal, interference, self.noise_mw, self.capture_ratio)
     }
 
-    /// Puts a frame on the air at `now`. Interfaces whose medium turns busy (including the
-    /// sender, if it was idle) are appended to `busy`.
+    /// Puts a frame on the air at `now`: the sender transmits, every interface that senses
+    /// it counts one more carrier, and idle receivers lock onto it.
     #[allow(clippy::too_many_arguments)]
     pub fn start(
         &mut self,
@@ -163,7 +177,6 @@ impl Channel {
         nav: Time,
         rate: OfdmRate,
         uid: u64,
-        busy: &mut Vec<IfaceId>,
     ) -> AirFrame {
         let id = self.next_id;
         self.next_id += 1;
@@ -186,31 +199,53 @@ impl Channel {
         self.air.push(frame);
 
         let me = &mut self.media[src as usize];
-        if me.is_idle() {
-            busy.push(src);
-        }
         me.transmitting = true;
         // Half duplex: transmitting abandons any reception in progress.
         me.rx = None;
 
-        for x in 0..self.n as IfaceId {
-            if x == src {
+        let row = src as usize * self.n..(src as usize + 1) * self.n;
+        if !overlapped {
+            // Alone on the air: nobody else transmits or is locked onto another frame, and
+            // nothing interferes.
+            let (sensed, clean, power) = (
+                &self.sensed[row.clone()],
+                &self.clean[row.clone()],
+                &self.power[row],
+            );
+            for (x, m) in self.media.iter_mut().enumerate() {
+                if !sensed[x] {
+                    continue;
+                }
+                debug_assert!(m.rx.is_none() && !m.transmitting);
+                m.sensed += 1;
+                m.rx = Some(RxLock {
+                    frame: id,
+                    start: now,
+                    power_mw: power[x],
+                    ok: clean[x],
+                });
+            }
+            // The `clean` table is the capture rule with no interference.
+            debug_assert!((0..self.n as IfaceId).filter(|&x| x != src).all(|x| {
+                self.clean[src as usize * self.n + x as usize]
+                    == self.decodable(self.power(src, x), x, id)
+            }));
+            return frame;
+        }
+        let mut media = std::mem::take(&mut self.media);
+        for (x, m) in media.iter_mut().enumerate() {
+            if x == src as usize {
                 continue;
             }
-            let p = self.power(src, x);
-            if self.sensed_by(src, x) {
-                let m = &mut self.media[x as usize];
-                if m.is_idle() {
-                    busy.push(x);
-                }
-                m.sensed += 1;
-            }
-            let m = &self.media[x as usize];
+            let sensed = self.sensed[row.start + x];
+            m.sensed += sensed as u16;
             if m.transmitting {
                 continue;
             }
-            let lock = match m.rx {
-                None if p >= self.cs_mw => Some(RxLock {
+            let p = self.power[row.start + x];
+            let x = x as IfaceId;
+            m.rx = match m.rx {
+                None if sensed => Some(RxLock {
                     frame: id,
                     start: now,
                     power_mw: p,
@@ -231,52 +266,86 @@ impl Channel {
                     ..l
                 }),
             };
-            self.media[x as usize].rx = lock;
         }
+        self.media = media;
         frame
     }
 
-    /// Takes frame `id` off the air at `now`. Interfaces that were locked onto it get a
-    /// [`Reception`]; those whose medium turns idle (the sender included) go to `idle`.
-    pub fn end(
-        &mut self,
-        now: Time,
-        id: u64,
-        receptions: &mut Vec<Reception>,
-        idle: &mut Vec<IfaceId>,
-    ) -> Option<AirFrame> {
+    /// Takes frame `id` off the air at `now`. Interfaces whose medium turns idle note when;
+    /// those that were locked onto the frame note whether they decoded it (EIFS), and
+    /// those that decoded a frame addressed to another set their NAV from its duration
+    /// field (virtual carrier sense, 9.2.5.4). Returns the frame and, if its addressee
+    /// was locked onto it, the addressee's [`Reception`].
+    pub fn end(&mut self, now: Time, id: u64) -> Option<(AirFrame, Option<Reception>)> {
         let pos = self.air.iter().position(|f| f.id == id)?;
         let frame = self.air.swap_remove(pos);
         let src = frame.src;
+        let sensitivity = self.sensitivity_mw[frame.rate.index()];
         {
             let me = &mut self.media[src as usize];
             me.transmitting = false;
             if me.is_idle() {
                 me.idle_since = now;
-                idle.push(src);
             }
         }
-        for x in 0..self.n as IfaceId {
-            if x == src {
+        let dst = frame.dst as usize;
+        let nav_until = now + frame.nav;
+        let mut reception = None;
+        let row = src as usize * self.n..(src as usize + 1) * self.n;
+        let sensed = &self.sensed[row.clone()];
+        if !frame.overlapped {
+            // Alone on the air from start to end: every interface that senses it locked
+            // onto it at its start (with the `clean` verdict) and held on, and none but
+            // the sender transmitted meanwhile.
+            let (clean, power) = (&self.clean[row.clone()], &self.power[row]);
+            for (x, m) in self.media.iter_mut().enumerate() {
+                if !sensed[x] {
+                    continue;
+                }
+                debug_assert!(m.rx.is_some_and(|l| l.frame == id) && !m.transmitting);
+                let decoded = clean[x] && power[x] >= sensitivity;
+                m.rx = None;
+                m.last_rx_failed = !decoded;
+                if x == dst {
+                    reception = Some(Reception {
+                        at: x as IfaceId,
+                        decoded,
+                    });
+                } else if decoded {
+                    m.nav_until = m.nav_until.max(nav_until);
+                }
+                m.sensed -= 1;
+                if m.sensed == 0 {
+                    m.idle_since = now;
+                }
+            }
+            return Some((frame, reception));
+        }
+        for (x, (m, &sensed)) in self.media.iter_mut().zip(sensed).enumerate() {
+            if x == src as usize {
                 continue;
             }
-            let sensed = self.sensed_by(src, x);
-            let m = &mut self.media[x as usize];
             if let Some(l) = m.rx.filter(|l| l.frame == id) {
                 m.rx = None;
-                let decoded = l.ok && l.power_mw >= dbm_to_mw(frame.rate.sensitivity_dbm());
+                let decoded = l.ok && l.power_mw >= sensitivity;
                 m.last_rx_failed = !decoded;
-                receptions.push(Reception { at: x, decoded });
+                if x == dst {
+                    reception = Some(Reception {
+                        at: x as IfaceId,
+                        decoded,
+                    });
+                } else if decoded {
+                    m.nav_until = m.nav_until.max(nav_until);
+                }
             }
             if sensed {
                 m.sensed -= 1;
                 if m.is_idle() {
                     m.idle_since = now;
-                    idle.push(x);
                 }
             }
         }
-        Some(frame)
+        Some((frame, reception))
     }
 
     /// Whether a frame of `kind` from `src` to `dst` is on the air now.
@@ -295,6 +364,20 @@ mod tests {
         OfdmRate::from_bps(54e6).unwrap()
     }
 
+    /// Puts a DATA frame at 54 Mb/s with `nav` on the air.
+    #[allow(clippy::too_many_arguments)]
+    fn data_nav(
+        ch: &mut Channel,
+        at: Time,
+        src: IfaceId,
+        dst: IfaceId,
+        duration: Time,
+        nav: Time,
+        uid: u64,
+    ) -> AirFrame {
+        ch.start(at, FrameKind::Data, src, dst, duration, nav, rate(), uid)
+    }
+
     /// Puts a DATA frame at 54 Mb/s without NAV on the air.
     fn data(
         ch: &mut Channel,
@@ -303,19 +386,8 @@ mod tests {
         dst: IfaceId,
         duration: Time,
         uid: u64,
-        busy: &mut Vec<IfaceId>,
     ) -> AirFrame {
-        ch.start(
-            at,
-            FrameKind::Data,
-            src,
-            dst,
-            duration,
-            Time(0),
-            rate(),
-            uid,
-            busy,
-        )
+        data_nav(ch, at, src, dst, duration, Time(0), uid)
     }
 
     /// Three interfaces; 0 hears 1 at 1e-5 mW and 2 at 1e-7 mW (20 dB apart).
@@ -326,63 +398,57 @@ mod tests {
         Channel::new(3, power, 1e-9, 1e-12, 10.0, Time::from_micros(4))
     }
 
+    fn decoded_at(at: IfaceId, decoded: bool) -> Option<Reception> {
+        Some(Reception { at, decoded })
+    }
+
     #[test]
     fn single_frame_is_decoded_and_medium_goes_busy_then_idle() {
         let mut ch = channel();
-        let mut busy = Vec::new();
-        let f = data(&mut ch, Time(0), 1, 0, Time(100), 7, &mut busy);
-        busy.sort();
-        assert_eq!(busy, vec![0, 1, 2]);
-        assert!(!ch.media[0].is_idle());
-        let (mut rx, mut idle) = (Vec::new(), Vec::new());
-        ch.end(Time(100), f.id, &mut rx, &mut idle).unwrap();
-        assert!(rx.contains(&Reception {
-            at: 0,
-            decoded: true
-        }));
-        assert_eq!(ch.media[0].idle_since, Time(100));
+        let f = data(&mut ch, Time(0), 1, 0, Time(100), 7);
+        assert!((0..3).all(|i| !ch.media[i].is_idle()));
+        let (_, rx) = ch.end(Time(100), f.id).unwrap();
+        assert_eq!(rx, decoded_at(0, true));
+        assert!((0..3).all(|i| ch.media[i].is_idle() && ch.media[i].idle_since == Time(100)));
         assert!(!ch.media[0].last_rx_failed);
-        assert_eq!(idle.len(), 3);
+        assert!(ch.end(Time(100), f.id).is_none(), "ended once");
+    }
+
+    #[test]
+    fn overhearers_that_decode_set_their_nav() {
+        let mut ch = channel();
+        let f = data_nav(&mut ch, Time(0), 1, 0, Time(100), Time(44), 7);
+        ch.end(Time(100), f.id).unwrap();
+        // Interface 2 decoded a frame for 0: reserved until 100 + 44. The addressee and
+        // the sender keep their NAV.
+        assert_eq!(ch.media[2].nav_until, Time(144));
+        assert_eq!(ch.media[0].nav_until, Time(0));
+        assert_eq!(ch.media[1].nav_until, Time(0));
     }
 
     #[test]
     fn stronger_of_two_simultaneous_frames_is_captured() {
         let mut ch = channel();
-        let mut busy = Vec::new();
         // The weak frame starts first, the strong one in the same instant: capture.
-        let weak = data(&mut ch, Time(0), 2, 0, Time(100), 1, &mut busy);
-        let strong = data(&mut ch, Time(0), 1, 0, Time(100), 2, &mut busy);
-        let (mut rx, mut idle) = (Vec::new(), Vec::new());
-        ch.end(Time(100), weak.id, &mut rx, &mut idle);
-        assert!(
-            !rx.iter().any(|r| r.at == 0),
-            "receiver switched to the strong frame"
-        );
-        let f = ch.end(Time(100), strong.id, &mut rx, &mut idle).unwrap();
+        let weak = data(&mut ch, Time(0), 2, 0, Time(100), 1);
+        let strong = data(&mut ch, Time(0), 1, 0, Time(100), 2);
+        let (_, rx) = ch.end(Time(100), weak.id).unwrap();
+        assert_eq!(rx, None, "receiver switched to the strong frame");
+        let (f, rx) = ch.end(Time(100), strong.id).unwrap();
         assert!(f.overlapped);
-        assert!(rx.contains(&Reception {
-            at: 0,
-            decoded: true
-        }));
+        assert_eq!(rx, decoded_at(0, true));
     }
 
     #[test]
     fn equal_frames_collide_and_observers_use_eifs() {
         // 0 and 1 transmit at the same power to 2: neither survives at 2.
         let mut ch = Channel::new(3, vec![1e-6; 9], 1e-9, 1e-12, 10.0, Time(4000));
-        let mut busy = Vec::new();
-        let a = data(&mut ch, Time(0), 0, 2, Time(100), 1, &mut busy);
-        let b = data(&mut ch, Time(0), 1, 2, Time(100), 2, &mut busy);
-        let (mut rx, mut idle) = (Vec::new(), Vec::new());
-        ch.end(Time(100), a.id, &mut rx, &mut idle);
-        ch.end(Time(100), b.id, &mut rx, &mut idle);
-        assert_eq!(
-            rx,
-            vec![Reception {
-                at: 2,
-                decoded: false
-            }]
-        );
+        let a = data(&mut ch, Time(0), 0, 2, Time(100), 1);
+        let b = data(&mut ch, Time(0), 1, 2, Time(100), 2);
+        let (_, rx_a) = ch.end(Time(100), a.id).unwrap();
+        let (_, rx_b) = ch.end(Time(100), b.id).unwrap();
+        // The receiver locked onto the first frame only.
+        assert_eq!((rx_a, rx_b), (decoded_at(2, false), None));
         assert!(ch.media[2].last_rx_failed);
         // The transmitters were not receiving: no EIFS for them.
         assert!(!ch.media[0].last_rx_failed);
@@ -391,22 +457,17 @@ mod tests {
     #[test]
     fn later_stronger_frame_does_not_capture() {
         let mut ch = channel();
-        let mut busy = Vec::new();
-        let weak = data(&mut ch, Time(0), 2, 0, Time(100_000), 1, &mut busy);
+        let weak = data(&mut ch, Time(0), 2, 0, Time(100_000), 1);
         // Starts 10 us later, beyond the 4 us CCA window: the weak frame is destroyed and
         // the receiver stays on it.
-        let strong = data(&mut ch, Time(10_000), 1, 0, Time(100_000), 2, &mut busy);
-        let (mut rx, mut idle) = (Vec::new(), Vec::new());
-        ch.end(Time(100_000), weak.id, &mut rx, &mut idle);
-        assert_eq!(
-            rx,
-            vec![Reception {
-                at: 0,
-                decoded: false
-            }]
+        let strong = data(&mut ch, Time(10_000), 1, 0, Time(100_000), 2);
+        let (_, rx) = ch.end(Time(100_000), weak.id).unwrap();
+        assert_eq!(rx, decoded_at(0, false));
+        assert!(
+            !ch.media[0].is_idle(),
+            "the strong frame is still on the air"
         );
-        rx.clear();
-        ch.end(Time(110_000), strong.id, &mut rx, &mut idle);
-        assert!(!rx.iter().any(|r| r.at == 0));
+        let (_, rx) = ch.end(Time(110_000), strong.id).unwrap();
+        assert_eq!(rx, None);
     }
 }

@@ -8,6 +8,14 @@
 
 use crate::sim::{RngStream, Time};
 
+/// The place in the event order of a countdown's end (see [`Contention::key`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ticket {
+    seq: u64,
+    /// Whether an event for it is in the scheduler.
+    scheduled: bool,
+}
+
 /// One interface's contention state.
 #[derive(Clone, Debug)]
 pub struct Contention {
@@ -23,6 +31,9 @@ pub struct Contention {
     access_at: Option<Time>,
     /// Bumped whenever a scheduled access is cancelled, so stale timer events are ignored.
     gen: u32,
+    /// The scheduler's sequence number for the current countdown, once it has one; gone
+    /// with the countdown.
+    ticket: Option<Ticket>,
     /// When false the interface never draws a random backoff (an option for the AP).
     random: bool,
 }
@@ -37,6 +48,7 @@ impl Contention {
             count_from: Time::ZERO,
             access_at: None,
             gen: 0,
+            ticket: None,
             random,
         }
     }
@@ -55,6 +67,34 @@ impl Contention {
 
     pub fn access_at(&self) -> Option<Time> {
         self.access_at
+    }
+
+    /// Gives the countdown of generation `gen` its scheduler sequence number, if it is
+    /// still the current one.
+    pub fn set_ticket(&mut self, gen: u32, seq: u64) {
+        if gen == self.gen && self.access_at.is_some() {
+            self.ticket = Some(Ticket {
+                seq,
+                scheduled: false,
+            });
+        }
+    }
+
+    /// When the current countdown ends and its sequence number, once it has one: the key
+    /// of its Access event.
+    pub fn key(&self) -> Option<(Time, u64)> {
+        Some((self.access_at?, self.ticket?.seq))
+    }
+
+    /// Marks the current countdown's event as scheduled; returns false if it already was.
+    pub fn mark_scheduled(&mut self) -> bool {
+        match self.ticket.as_mut() {
+            Some(t) if !t.scheduled => {
+                t.scheduled = true;
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Draws a backoff counter uniformly from [0, CW] (9.2.4).
@@ -78,6 +118,7 @@ impl Contention {
     pub fn resume(&mut self, from: Time, slot: Time) -> Option<(Time, u32)> {
         let k = self.backoff?;
         self.gen = self.gen.wrapping_add(1);
+        self.ticket = None;
         self.count_from = from;
         let at = from + Time(k as u64 * slot.0);
         self.access_at = Some(at);
@@ -103,6 +144,7 @@ impl Contention {
         };
         self.backoff = Some(k.saturating_sub(elapsed));
         self.access_at = None;
+        self.ticket = None;
         self.gen = self.gen.wrapping_add(1);
         false
     }
@@ -116,6 +158,7 @@ impl Contention {
     pub fn granted(&mut self) {
         self.backoff = None;
         self.access_at = None;
+        self.ticket = None;
     }
 
     /// Stops counting without taking the medium (e.g. while waiting for a response).
@@ -123,6 +166,7 @@ impl Contention {
         if self.access_at.take().is_some() {
             self.gen = self.gen.wrapping_add(1);
         }
+        self.ticket = None;
     }
 
     /// After a successful exchange or a discarded frame, CW returns to CWmin (9.2.4).
@@ -186,6 +230,35 @@ mod tests {
         c.resume(us(34), SLOT);
         assert!(!c.freeze(us(16), CCA, SLOT));
         assert_eq!(c.backoff(), Some(4));
+    }
+
+    #[test]
+    fn a_ticket_lives_as_long_as_its_countdown() {
+        let mut c = Contention::new(15, 1023, true);
+        c.backoff = Some(3);
+        let (at, gen) = c.resume(us(34), SLOT).unwrap();
+        assert_eq!(c.key(), None, "no number yet");
+        c.set_ticket(gen, 7);
+        assert_eq!(c.key(), Some((at, 7)));
+        assert!(c.mark_scheduled());
+        assert!(!c.mark_scheduled(), "scheduled once");
+        // A carrier in the last slot does not stop the countdown: the key stays.
+        assert!(c.freeze(at - us(2), CCA, SLOT));
+        assert_eq!(c.key(), Some((at, 7)));
+        // One sensed in time freezes it, and the ticket goes with it.
+        let mut d = c.clone();
+        assert!(!d.freeze(us(40), CCA, SLOT));
+        assert_eq!(d.key(), None);
+        // A number for an older countdown is refused.
+        let (_, gen2) = d.resume(us(100), SLOT).unwrap();
+        d.set_ticket(gen, 8);
+        assert_eq!(d.key(), None);
+        d.set_ticket(gen2, 9);
+        assert_eq!(d.key().map(|k| k.1), Some(9));
+        d.pause();
+        assert_eq!(d.key(), None);
+        c.granted();
+        assert_eq!(c.key(), None);
     }
 
     #[test]

@@ -89,10 +89,13 @@ impl Harness {
     }
 
     fn collect(&mut self) {
-        for (at, t) in self.bss.outbox.timers.drain(..) {
-            self.sched.schedule(at, t);
-        }
+        self.bss.flush_timers(&mut self.sched, |t| t);
         self.events.append(&mut self.bss.outbox.events);
+    }
+
+    /// Events the harness's scheduler has processed.
+    pub fn events_processed(&self) -> u64 {
+        self.sched.events_processed()
     }
 
     /// Runs every timer due up to `until`, calling `on` for each MAC event in order.

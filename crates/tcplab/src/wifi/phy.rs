@@ -54,6 +54,19 @@ impl OfdmRate {
         self.mbps
     }
 
+    /// Position of this rate in [`OfdmRate::ALL_MBPS`], for per-rate tables.
+    pub fn index(self) -> usize {
+        Self::ALL_MBPS
+            .iter()
+            .position(|&m| m == self.mbps)
+            .expect("one of the eight rates")
+    }
+
+    /// Every rate, in the order of [`OfdmRate::ALL_MBPS`].
+    pub fn all() -> impl Iterator<Item = OfdmRate> {
+        Self::ALL_MBPS.iter().map(|&mbps| OfdmRate { mbps })
+    }
+
     /// Data bits per OFDM symbol, N_DBPS (table 78): 4 us symbols, so Mb/s times 4.
     pub fn bits_per_symbol(self) -> u32 {
         self.mbps * 4
@@ -147,6 +160,9 @@ mod tests {
         assert!(OfdmRate::from_bps(11e6).is_none());
         assert_eq!(rate(54).bits_per_symbol(), 216);
         assert_eq!(rate(6).bits_per_symbol(), 24);
+        for (i, r) in OfdmRate::all().enumerate() {
+            assert_eq!(r.index(), i);
+        }
     }
 
     #[test]

@@ -212,11 +212,12 @@ impl World {
 
     /// Schedules the MAC's timers and passes on its deliveries and drops.
     fn drain_wifi(&mut self, b: usize) {
-        let mut out = std::mem::take(&mut self.wifi.bss[b].outbox);
-        for (at, t) in out.timers.drain(..) {
-            self.sched.schedule(at, Event::Wifi(t));
+        self.wifi.bss[b].flush_timers(&mut self.sched, Event::Wifi);
+        if self.wifi.bss[b].outbox.events.is_empty() {
+            return;
         }
-        for ev in out.events.drain(..) {
+        let mut out = std::mem::take(&mut self.wifi.bss[b].outbox.events);
+        for ev in out.drain(..) {
             match ev {
                 // Propagation over a BSS is taken as instantaneous (see wifi::channel).
                 MacEvent::Delivered { packet, .. } => {
@@ -234,6 +235,6 @@ impl World {
                 }
             }
         }
-        self.wifi.bss[b].outbox = out;
+        self.wifi.bss[b].outbox.events = out;
     }
 }
