@@ -74,9 +74,7 @@ def bootstrap() -> None:
         "sys.exit(0 if u.find_spec('ns3') and u.find_spec('matplotlib') else 1)"
     )
     if subprocess.run([str(py), "-c", probe]).returncode != 0:
-        subprocess.run(
-            [str(py), "-m", "pip", "install", "-r", str(BENCH / "requirements.txt")], check=True
-        )
+        subprocess.run([str(py), "-m", "pip", "install", "-r", str(BENCH / "requirements.txt")], check=True)
     os.execv(str(py), [str(py), str(Path(__file__).resolve()), *sys.argv[1:]])
 
 
@@ -87,9 +85,7 @@ def build() -> None:
         cwd=ROOT,
         check=True,
     )
-    subprocess.run(
-        [str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL
-    )
+    subprocess.run([str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL)
 
 
 def build_baseline(rev: str) -> Path:
@@ -103,9 +99,7 @@ def build_baseline(rev: str) -> Path:
         print(f"building the baseline engine at {rev} ...", flush=True)
         shutil.rmtree(src, ignore_errors=True)
         src.mkdir(parents=True)
-        archive = subprocess.run(
-            ["git", "archive", rev], cwd=ROOT, check=True, capture_output=True
-        ).stdout
+        archive = subprocess.run(["git", "archive", rev], cwd=ROOT, check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
         shutil.copy(
             ROOT / "crates" / "tcplab" / "examples" / "bench_scenario.rs",
@@ -556,6 +550,12 @@ def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
     return a, b, dev
 
 
+def scaling_point(name: str, text: str, runs: int) -> dict:
+    """The best of ``runs`` tcplab runs of one scaling scenario (written to a file ``name``)."""
+    path = str(scenario_file(name, text))
+    return best_of([measure_rusage([str(TCPLAB_BIN), path]) for _ in range(runs)])
+
+
 def run_scaling(args) -> dict:
     """tcplab alone: time and memory against flows and against simulated duration."""
     out = {}
@@ -565,8 +565,7 @@ def run_scaling(args) -> dict:
     rows = []
     for n in flows_list:
         text = dumbbell_toml(n, n * 10e6, 0.010, 20 * n, dur)
-        r = best_of([measure_rusage([str(TCPLAB_BIN), str(scenario_file(f"flows_{n}", text))])
-                     for _ in range(args.scaling_runs)])
+        r = scaling_point(f"flows_{n}", text, args.scaling_runs)
         r["flows"] = n
         rows.append(r)
         print(
@@ -583,11 +582,8 @@ def run_scaling(args) -> dict:
     for label, interval in (("series off", 0.0), ("series every 0.1 s", 0.1)):
         rows = []
         for d in durations:
-            text = with_duration(base, d).replace(
-                "sample_interval = 0", f"sample_interval = {interval}"
-            )
-            r = best_of([measure_rusage([str(TCPLAB_BIN), str(scenario_file(f"dur_{d}_{interval}", text))])
-                         for _ in range(args.scaling_runs)])
+            text = with_duration(base, d).replace("sample_interval = 0", f"sample_interval = {interval}")
+            r = scaling_point(f"dur_{d}_{interval}", text, args.scaling_runs)
             r["duration"] = d
             rows.append(r)
             print(
@@ -631,9 +627,7 @@ def analyse_scaling(out: dict) -> None:
         "  fitted exponents over >= 100 flows (1 = linear): "
         + ", ".join(f"{k} {v:.3f}" for k, v in exps.items())
     )
-    print(
-        f"  memory = {ma:.1f} MiB + {mb * 1024:.1f} KiB per flow (max deviation {mdev:.0%})"
-    )
+    print(f"  memory = {ma:.1f} MiB + {mb * 1024:.1f} KiB per flow (max deviation {mdev:.0%})")
     out["flows"]["exponents"] = exps
     out["flows"]["memory_fit"] = {"intercept_mib": ma, "slope_mib_per_flow": mb, "max_rel_dev": mdev}
     for label, s in out["duration"].items():
@@ -775,12 +769,8 @@ def main() -> None:
     ap.add_argument("--ns3-runs", type=int, default=1, help="ns-3 runs per scenario (best of)")
     ap.add_argument("--scaling-runs", type=int, default=1, help="runs per scaling point")
     ap.add_argument("--flows-duration", type=float, default=2.0, help="simulated s per flow-sweep point")
-    ap.add_argument(
-        "--nosack", default="a", help="scenarios also run in ns-3 with SACK off (e.g. 'a,b')"
-    )
-    ap.add_argument(
-        "--scenarios", default="a,b,c,d", help="suite scenarios to run (e.g. 'd' or 'a,b')"
-    )
+    ap.add_argument("--nosack", default="a", help="scenarios also run in ns-3 with SACK off (e.g. 'a,b')")
+    ap.add_argument("--scenarios", default="a,b,c,d", help="suite scenarios to run (e.g. 'd' or 'a,b')")
     ap.add_argument(
         "--baseline-rev",
         help="also run tcplab built at this git revision in the suite, for before/after ratios",
