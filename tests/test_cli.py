@@ -46,6 +46,15 @@ def test_run_prints_table_and_writes_parquet(tmp_path):
     flows = pd.read_parquet(out / "flows.parquet")
     assert len(flows) == 1 and flows["goodput_bps"].iloc[0] > 5e6
     assert (out / "scenario.toml").exists()
+    # The series were streamed to Parquet while the run went on: the same as run()'s.
+    from tcplab import run
+
+    fresh = run(VALID, seed=3)
+    for name in ("series", "queues", "cc_vars", "losses"):
+        pd.testing.assert_frame_equal(
+            pd.read_parquet(out / f"{name}.parquet"), getattr(fresh, name), obj=name
+        )
+    assert len(fresh.series) == 51 and len(fresh.queues) > 0
 
 
 def test_validate_accepts_every_example(examples_dir):

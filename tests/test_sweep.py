@@ -154,3 +154,85 @@ def test_runs_stored_as_parquet_by_earlier_versions_still_load(tmp_path):
         getattr(store.load(key), arrow.stem).to_parquet(arrow.with_suffix(".parquet"), index=False)
         arrow.unlink()
     pd.testing.assert_frame_equal(store.load(key).flows, expected)
+
+
+STREAM_WAYS = ("in memory", "staged files", "inline bytes")
+
+
+@pytest.mark.parametrize("way", STREAM_WAYS)
+def test_streamed_series_store_like_in_memory_ones(tmp_path, way):
+    """A worker streams the series to files (moved into the store, or sent back as bytes by
+    a Ray worker); either way the stored run equals run()'s, and no staging is left."""
+    from tcplab import run
+    from tcplab.executors import Task, execute
+    from tcplab.experiments.code_tcp import code_scenario
+    from tcplab.result import TABLES
+    from tcplab.store import run_key
+
+    sc = code_scenario(["reno", "code"], duration=60.0, sample_interval=0.1)
+    toml = sc.to_toml()
+    key = run_key(toml)
+    store = ResultStore(tmp_path / "s")
+    staging = str(store.staging) if way == "staged files" else None
+    _, encoded = execute(Task(key, toml, staging))
+    if way == "in memory":
+        from tcplab.runner import run_raw
+
+        store.put(key, run_raw(toml), {})
+    else:
+        assert set(encoded.staged if staging else encoded.files) >= {"series", "queues", "cc_vars"}
+        store.put_encoded(key, encoded, {})
+    stored, fresh = store.load(key), run(sc)
+    assert len(fresh.series) == 2 * 601
+    for name in TABLES:
+        a, b = getattr(stored, name), getattr(fresh, name)
+        if b is None:
+            assert a is None, name
+        else:
+            pd.testing.assert_frame_equal(a, b, obj=name)
+    assert not list(store.staging.iterdir()), "staged files are moved, none left behind"
+
+
+def test_series_in_many_chunks_equal_one_table(tmp_path):
+    """Chunks of 7 rows (hundreds of them, a WLAN run so the AP queue streams too)."""
+    from tcplab import run
+    from tcplab.tables import SERIES_TABLES, SeriesFiles, read_table
+
+    doc = {
+        "simulation": {"duration": 2.0, "sample_interval": 0.01},
+        "topology": {"kind": "wlan", "stations": 2},
+        "flows": [{"src": f"w{i}", "dst": "h0", "cc": "vegas"} for i in range(2)],
+    }
+    fresh = run(doc)
+    with SeriesFiles(tmp_path, chunk_rows=7) as series:
+        streamed = run(doc, series_sink=series)
+    assert set(series.paths) == {"series", "queues", "cc_vars", "ap_queue"}
+    for name in SERIES_TABLES:
+        if name in series.paths:
+            assert len(getattr(streamed, name)) == 0, "streamed rows are not also kept"
+            got = read_table(series.paths[name]).to_pandas()
+            assert len(got) > 100
+            pd.testing.assert_frame_equal(got, getattr(fresh, name), obj=name)
+        else:
+            assert len(getattr(fresh, name)) == 0, name
+    pd.testing.assert_frame_equal(streamed.flows, fresh.flows)
+
+
+def test_a_failing_series_sink_fails_the_run(tmp_path):
+    from tcplab import run
+    from tcplab.errors import OutputError
+    from tcplab.tables import SeriesFiles
+
+    class Full(SeriesFiles):
+        def write(self, chunk):
+            raise OSError(28, "No space left on device")
+
+    doc = {
+        "simulation": {"duration": 1.0, "sample_interval": 0.01},
+        "topology": {"kind": "wlan", "stations": 1},
+        "flows": [{"src": "w0", "dst": "h0", "cc": "reno"}],
+    }
+    with pytest.raises(OutputError, match="No space left on device"), Full(tmp_path, chunk_rows=10) as sink:
+        run(doc, series_sink=sink)
+    with pytest.raises(ValueError, match="chunk_rows = 0"):
+        SeriesFiles(tmp_path, chunk_rows=0)

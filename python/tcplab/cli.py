@@ -14,6 +14,7 @@ from rich.table import Table
 
 from .errors import OutputError, ScenarioError, SimulationError
 from .runner import as_scenario, run
+from .tables import SeriesFiles
 
 app = typer.Typer(
     help="tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments.",
@@ -67,12 +68,17 @@ def run_cmd(
     seed: Annotated[int | None, typer.Option(help="Override the scenario's seed.")] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
-    """Run one scenario, print a per-flow table and optionally write Parquet tables."""
+    """Run one scenario, print a per-flow table and optionally write Parquet tables (the
+    time series are written while the run goes on, so long runs do not hold them in memory)."""
     try:
         scenario = as_scenario(file)
         with console.status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
-            res = run(scenario, seed=seed, out_dir=out)
+            if out is None:
+                res = run(scenario, seed=seed)
+            else:
+                with SeriesFiles(out, parquet=True) as series:
+                    res = run(scenario, seed=seed, out_dir=out, series_sink=series)
             wall = time.perf_counter() - t0
     except ScenarioError as e:
         fail(f"{file}: {e}")
@@ -87,7 +93,7 @@ def run_cmd(
     )
     console.print(flows_table(res.flows, title))
     if out is not None:
-        written = res.to_parquet(out)
+        written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
         scenario.save(out / "scenario.toml")
         console.print(f"wrote {len(written)} tables and scenario.toml to {out}/")
 

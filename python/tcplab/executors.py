@@ -3,34 +3,60 @@
 An executor takes tasks (key, scenario TOML) and yields (key, encoded records) as runs
 finish. Workers encode the records into the store's file format themselves (see tables.py),
 so the process that owns the store only writes bytes and never becomes the bottleneck of a
-sweep. The choice of executor never changes a result: the engine is deterministic, so
+sweep. The sampled series are streamed to files while the run goes on (a worker's memory
+does not grow with the simulated duration): into the store's staging area when the worker
+shares the store's file system, otherwise into a temporary directory whose files travel back
+as bytes. The choice of executor never changes a result: the engine is deterministic, so
 records are bit-identical wherever they are computed.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import uuid
 from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from .runner import run_raw
-from .tables import EncodedRun, encode_run
+from .tables import EncodedRun, SeriesFiles, encode_run
 
 
 @dataclass(frozen=True)
 class Task:
     key: str
     toml: str
+    #: Directory on the store's file system for streamed series (see ResultStore.staging);
+    #: None for workers elsewhere, which send their series back as bytes.
+    staging: str | None = None
 
 
 def execute(task: Task) -> tuple[str, EncodedRun]:
-    return task.key, encode_run(run_raw(task.toml))
+    if task.staging is None:
+        with tempfile.TemporaryDirectory(prefix="tcplab-series-") as d:
+            return task.key, _run_streaming(task.toml, Path(d), inline=True)
+    stage = Path(task.staging) / f"{task.key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    try:
+        return task.key, _run_streaming(task.toml, stage, inline=False)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+
+
+def _run_streaming(toml: str, stage: Path, inline: bool) -> EncodedRun:
+    with SeriesFiles(stage) as series:
+        raw = run_raw(toml, series_sink=series)
+    return encode_run(raw, series.paths, inline=inline)
 
 
 class Executor(Protocol):
     name: str
+    #: Whether workers write to the file system of the process that owns the store.
+    local_files: bool
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]: ...
 
@@ -39,6 +65,7 @@ class SerialExecutor:
     """Runs in this process, one after another (debugging, tiny sweeps)."""
 
     name = "serial"
+    local_files = True
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]:
         for t in tasks:
@@ -49,6 +76,7 @@ class LocalExecutor:
     """All local cores (a process pool); results are yielded as they finish."""
 
     name = "local"
+    local_files = True
 
     def __init__(self, jobs: int | None = None):
         self.jobs = jobs or os.cpu_count() or 1
@@ -70,6 +98,7 @@ class RayExecutor:
     """A Ray cluster (``address`` of a running head, or a local instance when None)."""
 
     name = "ray"
+    local_files = False  # a cluster's nodes need not share a file system
 
     def __init__(self, address: str | None = None, jobs: int | None = None):
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,14 +53,16 @@ class Result:
         """Jain's fairness index over flows: (sum x)^2 / (n sum x^2)."""
         return jain_index(self.flows[column].to_numpy())
 
-    def to_parquet(self, directory: str | Path) -> list[Path]:
-        """Writes every table as ``<name>.parquet``; returns the paths written."""
+    def to_parquet(self, directory: str | Path, exclude: Iterable[str] = ()) -> list[Path]:
+        """Writes every table as ``<name>.parquet``, except those in ``exclude`` (tables a
+        :class:`~tcplab.tables.SeriesFiles` streamed there); returns the paths written."""
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         written = []
+        skip = set(exclude)
         for name in TABLES:
             df = getattr(self, name)
-            if df is None:
+            if df is None or name in skip:
                 continue
             path = d / f"{name}.parquet"
             tmp = path.with_suffix(".parquet.tmp")

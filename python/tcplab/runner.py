@@ -9,6 +9,7 @@ from . import _engine
 from .errors import OutputError, ScenarioError, SimulationError
 from .result import Result
 from .scenario import Scenario
+from .tables import SeriesFiles
 
 ScenarioLike = Scenario | str | Path | dict[str, Any]
 
@@ -26,11 +27,20 @@ def as_scenario(scenario: ScenarioLike) -> Scenario:
     return Scenario.from_toml(str(scenario))
 
 
-def run_raw(toml_text: str, seed: int | None = None, out_dir: str | Path | None = None) -> dict[str, Any]:
+def run_raw(
+    toml_text: str,
+    seed: int | None = None,
+    out_dir: str | Path | None = None,
+    series_sink: SeriesFiles | None = None,
+) -> dict[str, Any]:
     """Runs TOML text and returns the engine's column dicts (for executors and stores).
-    ``out_dir`` receives the pcap traces the scenario asks for."""
+    ``out_dir`` receives the pcap traces the scenario asks for; with ``series_sink`` the
+    sampled series go there while the run goes on, and the returned ones are empty."""
     try:
-        return _engine.run(toml_text, seed, None if out_dir is None else str(out_dir))
+        chunk_rows = series_sink.chunk_rows if series_sink else 1
+        return _engine.run(
+            toml_text, seed, None if out_dir is None else str(out_dir), series_sink, chunk_rows
+        )
     except _engine.ScenarioError as e:
         raise ScenarioError(*e.args) from None
     except _engine.SimulationError as e:
@@ -39,7 +49,14 @@ def run_raw(toml_text: str, seed: int | None = None, out_dir: str | Path | None 
         raise OutputError(str(e)) from None
 
 
-def run(scenario: ScenarioLike, seed: int | None = None, out_dir: str | Path | None = None) -> Result:
+def run(
+    scenario: ScenarioLike,
+    seed: int | None = None,
+    out_dir: str | Path | None = None,
+    series_sink: SeriesFiles | None = None,
+) -> Result:
     """Runs a scenario and returns its records as DataFrames. ``seed`` overrides the
-    document's; ``out_dir`` is where pcap traces (``[[simulation.pcap]]``) are written."""
-    return Result.from_engine(run_raw(as_scenario(scenario).to_toml(), seed, out_dir))
+    document's; ``out_dir`` is where pcap traces (``[[simulation.pcap]]``) are written.
+    ``series_sink`` (a :class:`~tcplab.tables.SeriesFiles`) takes the sampled series while
+    the run goes on, for runs too long to hold them; the Result's series are then empty."""
+    return Result.from_engine(run_raw(as_scenario(scenario).to_toml(), seed, out_dir, series_sink))

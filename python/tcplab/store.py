@@ -44,6 +44,13 @@ class ResultStore:
     def _dir(self, key: str) -> Path:
         return self.root / "runs" / key[:2] / key
 
+    @property
+    def staging(self) -> Path:
+        """Where workers on this machine write a run's streamed series before it is stored
+        (entries are named ``<key>-<pid>-<id>``, so :meth:`clean_stale` removes those of
+        killed workers)."""
+        return self.root / "tmp"
+
     def has(self, key: str) -> bool:
         return (self._dir(key) / "meta.json").is_file()
 
@@ -52,15 +59,19 @@ class ResultStore:
         self.put_encoded(key, encode_run(raw), info)
 
     def put_encoded(self, key: str, run: EncodedRun, info: dict[str, Any]) -> None:
-        """Stores an encoded run (see :func:`tcplab.tables.encode_run`) atomically."""
+        """Stores an encoded run (see :func:`tcplab.tables.encode_run`) atomically; its staged
+        files are moved in (and removed if the run is already stored)."""
         final = self._dir(key)
-        if self.has(key):
-            return
-        tmp = self.root / "tmp" / f"{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
-        tmp.mkdir(parents=True)
+        stage_dirs = {Path(p).parent for p in run.staged.values()}
+        tmp = self.staging / f"{key}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         try:
+            if self.has(key):
+                return
+            tmp.mkdir(parents=True)
             for name, data in run.files.items():
                 (tmp / f"{name}{SUFFIX}").write_bytes(data)
+            for name, path in run.staged.items():
+                shutil.move(path, tmp / f"{name}{SUFFIX}")
             meta = {"key": key, "engine_version": _engine.ENGINE_VERSION, "run_meta": run.meta, **info}
             (tmp / "meta.json").write_text(json.dumps(meta, indent=1, default=str))
             final.parent.mkdir(parents=True, exist_ok=True)
@@ -71,11 +82,13 @@ class ResultStore:
                     raise
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
+            for d in stage_dirs:
+                shutil.rmtree(d, ignore_errors=True)
 
     def clean_stale(self) -> int:
         """Removes temporary directories left by writers that no longer run (a killed
         sweep); returns how many were removed."""
-        tmp = self.root / "tmp"
+        tmp = self.staging
         removed = 0
         if not tmp.is_dir():
             return 0

@@ -66,7 +66,8 @@ def execute_plan(
     )
     with Progress(*columns, disable=not show_progress) as progress:
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
-        tasks = [Task(k, p.toml) for k, p in todo.items()]
+        staging = str(store.staging) if executor.local_files else None
+        tasks = [Task(k, p.toml, staging) for k, p in todo.items()]
         for key, encoded in executor.map(tasks):
             p = todo[key]
             store.put_encoded(

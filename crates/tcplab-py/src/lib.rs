@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tcplab::net::{DropCause, DropCounts};
-use tcplab::record::RunRecords;
+use tcplab::record::{RunRecords, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
 use tcplab::{ConfigError, RunError};
 
 create_exception!(
@@ -61,8 +61,68 @@ fn drops_columns<'py>(
     Ok(())
 }
 
+/// The sampled series tables (`series`, `queues`, `cc_vars`, `queue_vars`, `ap_queue`) of
+/// a chunk or of a whole run, set into `out`.
+fn series_to_py<'py>(
+    py: Python<'py>,
+    out: &Bound<'py, PyDict>,
+    chunk: SeriesChunk,
+) -> PyResult<()> {
+    let s = PyDict::new(py);
+    let fs = chunk.flow_series;
+    set!(s, py, "time", fs.time);
+    set!(s, py, "flow", fs.flow);
+    set!(s, py, "cwnd", fs.cwnd);
+    set!(s, py, "ssthresh", fs.ssthresh);
+    set!(s, py, "srtt", fs.srtt);
+    set!(s, py, "in_flight", fs.in_flight);
+    set!(s, py, "bytes_delivered", fs.bytes_delivered);
+    out.set_item("series", s)?;
+
+    let q = PyDict::new(py);
+    let qs = chunk.queue_series;
+    set!(q, py, "time", qs.time);
+    set!(q, py, "link", qs.link);
+    set!(q, py, "packets", qs.packets);
+    set!(q, py, "bytes", qs.bytes);
+    out.set_item("queues", q)?;
+
+    let c = PyDict::new(py);
+    let cs = chunk.cc_series;
+    set!(c, py, "time", cs.time);
+    set!(c, py, "flow", cs.flow);
+    c.set_item("name", cs.name)?;
+    set!(c, py, "value", cs.value);
+    out.set_item("cc_vars", c)?;
+
+    let qv = PyDict::new(py);
+    let qvs = chunk.queue_vars;
+    set!(qv, py, "time", qvs.time);
+    set!(qv, py, "link", qvs.link);
+    qv.set_item("name", qvs.name)?;
+    set!(qv, py, "value", qvs.value);
+    out.set_item("queue_vars", qv)?;
+
+    let aq = PyDict::new(py);
+    let aqs = chunk.ap_queue;
+    set!(aq, py, "time", aqs.time);
+    set!(aq, py, "bss", aqs.bss);
+    set!(aq, py, "data", aqs.data);
+    set!(aq, py, "acks", aqs.acks);
+    out.set_item("ap_queue", aq)?;
+    Ok(())
+}
+
 fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
+    let series = SeriesChunk {
+        flow_series: r.flow_series,
+        queue_series: r.queue_series,
+        cc_series: r.cc_series,
+        queue_vars: r.queue_vars,
+        ap_queue: r.wifi.ap_queue,
+    };
+    series_to_py(py, &out, series)?;
 
     let meta = PyDict::new(py);
     meta.set_item("seed", r.meta.seed)?;
@@ -258,14 +318,6 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     )?;
     out.set_item("udp_flows", u)?;
 
-    let qv = PyDict::new(py);
-    let qvs = r.queue_vars;
-    set!(qv, py, "time", qvs.time);
-    set!(qv, py, "link", qvs.link);
-    qv.set_item("name", qvs.name)?;
-    set!(qv, py, "value", qvs.value);
-    out.set_item("queue_vars", qv)?;
-
     let tr = PyDict::new(py);
     tr.set_item(
         "link",
@@ -402,14 +454,6 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     );
     out.set_item("wifi", w)?;
 
-    let aq = PyDict::new(py);
-    let aqs = r.wifi.ap_queue;
-    set!(aq, py, "time", aqs.time);
-    set!(aq, py, "bss", aqs.bss);
-    set!(aq, py, "data", aqs.data);
-    set!(aq, py, "acks", aqs.acks);
-    out.set_item("ap_queue", aq)?;
-
     if let Some(fr) = r.wifi.frames {
         let fd = PyDict::new(py);
         set!(fd, py, "time", fr.time);
@@ -482,33 +526,6 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     )?;
     out.set_item("links", l)?;
 
-    let s = PyDict::new(py);
-    let fs = r.flow_series;
-    set!(s, py, "time", fs.time);
-    set!(s, py, "flow", fs.flow);
-    set!(s, py, "cwnd", fs.cwnd);
-    set!(s, py, "ssthresh", fs.ssthresh);
-    set!(s, py, "srtt", fs.srtt);
-    set!(s, py, "in_flight", fs.in_flight);
-    set!(s, py, "bytes_delivered", fs.bytes_delivered);
-    out.set_item("series", s)?;
-
-    let q = PyDict::new(py);
-    let qs = r.queue_series;
-    set!(q, py, "time", qs.time);
-    set!(q, py, "link", qs.link);
-    set!(q, py, "packets", qs.packets);
-    set!(q, py, "bytes", qs.bytes);
-    out.set_item("queues", q)?;
-
-    let c = PyDict::new(py);
-    let cs = r.cc_series;
-    set!(c, py, "time", cs.time);
-    set!(c, py, "flow", cs.flow);
-    c.set_item("name", cs.name)?;
-    set!(c, py, "value", cs.value);
-    out.set_item("cc_vars", c)?;
-
     let lo = PyDict::new(py);
     let le = r.losses;
     set!(lo, py, "time", le.time);
@@ -542,23 +559,57 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
 }
 
 /// Runs a scenario document (TOML text). `seed` overrides the document's seed; `out_dir`
-/// is where pcap traces the scenario asks for are written.
+/// is where pcap traces the scenario asks for are written. With `series_sink`, an object
+/// with methods `begin(link_names)` and `write(tables)`, the sampled series are handed to
+/// it in chunks of about `chunk_rows` rows while the run goes on (each chunk a dict of
+/// column dicts, like the run's own tables) and the returned series tables are empty.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, out_dir=None))]
+#[pyo3(signature = (scenario, seed=None, out_dir=None, series_sink=None, chunk_rows=DEFAULT_CHUNK_ROWS))]
 fn run<'py>(
     py: Python<'py>,
     scenario: &str,
     seed: Option<u64>,
     out_dir: Option<std::path::PathBuf>,
+    series_sink: Option<Py<PyAny>>,
+    chunk_rows: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario.to_owned();
     let records = py
-        .detach(move || match out_dir {
-            Some(dir) => tcplab::run_scenario_with_output(&text, seed, &dir),
-            None => tcplab::run_scenario(&text, seed),
+        .detach(move || {
+            let mut world = tcplab::build_world(&text, seed, out_dir.as_deref())?;
+            if let Some(target) = series_sink {
+                let sink = PySeriesSink::begin(target, world.link_names())
+                    .map_err(|e| RunError::Output(format!("time series: {e}")))?;
+                world.stream_series(Box::new(sink), chunk_rows);
+            }
+            world.run()
         })
         .map_err(run_err)?;
     records_to_py(py, records)
+}
+
+/// A Python object receiving a run's series chunks (see [`run`]).
+struct PySeriesSink {
+    target: Py<PyAny>,
+}
+
+impl PySeriesSink {
+    fn begin(target: Py<PyAny>, link_names: Vec<String>) -> Result<Self, String> {
+        Python::attach(|py| target.call_method1(py, "begin", (link_names,)).map(drop))
+            .map_err(|e| e.to_string())?;
+        Ok(PySeriesSink { target })
+    }
+}
+
+impl SeriesSink for PySeriesSink {
+    fn write(&mut self, chunk: SeriesChunk) -> Result<(), String> {
+        Python::attach(|py| {
+            let tables = PyDict::new(py);
+            series_to_py(py, &tables, chunk)?;
+            self.target.call_method1(py, "write", (tables,)).map(drop)
+        })
+        .map_err(|e| e.to_string())
+    }
 }
 
 /// Validates a scenario document; returns its canonical TOML (every default written out).
@@ -598,5 +649,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("OutputError", m.py().get_type::<OutputError>())?;
     m.add("ENGINE_VERSION", tcplab::ENGINE_VERSION)?;
+    m.add("DEFAULT_CHUNK_ROWS", DEFAULT_CHUNK_ROWS)?;
     Ok(())
 }

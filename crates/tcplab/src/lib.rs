@@ -16,7 +16,7 @@ pub mod world;
 
 pub use config::{parse_scenario, ConfigError, Scenario};
 pub use record::RunRecords;
-pub use world::{run_scenario, run_scenario_with_output, RunError, World};
+pub use world::{build_world, run_scenario, run_scenario_with_output, RunError, World};
 
 /// Version of the engine, part of every result's cache key.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

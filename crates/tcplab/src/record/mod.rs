@@ -3,9 +3,11 @@
 
 pub mod fairness;
 pub mod pcap;
+pub mod stream;
 pub mod wifi;
 
 pub use fairness::jain_index;
+pub use stream::{SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
 pub use wifi::WifiRecords;
 
 use crate::net::DropCounts;

@@ -10,7 +10,8 @@ use crate::net::routing::Router;
 use crate::net::topology::{expand, DirectedLink};
 use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
-use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries};
+use crate::record::stream::SeriesBuffer;
+use crate::record::EventLog;
 use crate::sim::{RngStream, Scheduler, Time};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::ConfigError;
@@ -203,10 +204,7 @@ impl World {
             link_area_at_measure_start: vec![0; n_links],
             routes,
             arrival_lanes: super::lanes::ArrivalLanes::new(n_links),
-            flow_series: FlowSeries::default(),
-            queue_series: QueueSeries::default(),
-            cc_series: CcSeries::default(),
-            queue_vars: Default::default(),
+            series: SeriesBuffer::in_memory(),
             events: s.simulation.event_log.then(EventLog::default),
             cc_vars: Vec::new(),
             traces: super::trace::Traces::requested(taps),

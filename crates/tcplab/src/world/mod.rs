@@ -16,7 +16,8 @@ mod wifi;
 
 use crate::config::TapPoint;
 use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
-use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, QueueVarSeries, RunRecords};
+use crate::record::stream::SeriesBuffer;
+use crate::record::{EventLog, RunRecords, SeriesSink};
 use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::wifi::WifiTimer;
@@ -107,10 +108,8 @@ pub struct World {
     routes: routes::Routes,
     /// Scheduler lanes of wired arrivals: one per distinct transmission + delay.
     arrival_lanes: lanes::ArrivalLanes,
-    flow_series: FlowSeries,
-    queue_series: QueueSeries,
-    cc_series: CcSeries,
-    queue_vars: QueueVarSeries,
+    /// Sampled series, kept in memory or streamed to a sink.
+    series: SeriesBuffer,
     events: Option<EventLog>,
     cc_vars: Vec<(&'static str, f64)>,
     traces: trace::Traces,
@@ -119,11 +118,7 @@ pub struct World {
 /// Parses, builds and runs a scenario document; `seed` overrides the document's.
 /// A scenario that asks for pcap traces needs [`run_scenario_with_output`].
 pub fn run_scenario(text: &str, seed: Option<u64>) -> Result<RunRecords, RunError> {
-    let mut scenario: Scenario = parse_scenario(text)?;
-    if let Some(s) = seed {
-        scenario.simulation.seed = s;
-    }
-    World::build(&scenario)?.run()
+    build_world(text, seed, None)?.run()
 }
 
 /// As [`run_scenario`], writing the files the scenario asks for (pcap traces) under
@@ -133,13 +128,25 @@ pub fn run_scenario_with_output(
     seed: Option<u64>,
     out_dir: &std::path::Path,
 ) -> Result<RunRecords, RunError> {
+    build_world(text, seed, Some(out_dir))?.run()
+}
+
+/// Parses a scenario document and builds its world, ready to [`World::run`]; `seed`
+/// overrides the document's, and pcap traces are opened under `out_dir` if given.
+pub fn build_world(
+    text: &str,
+    seed: Option<u64>,
+    out_dir: Option<&std::path::Path>,
+) -> Result<World, RunError> {
     let mut scenario: Scenario = parse_scenario(text)?;
     if let Some(s) = seed {
         scenario.simulation.seed = s;
     }
     let mut world = World::build(&scenario)?;
-    world.open_traces(out_dir)?;
-    world.run()
+    if let Some(dir) = out_dir {
+        world.open_traces(dir)?;
+    }
+    Ok(world)
 }
 
 impl World {
@@ -153,7 +160,23 @@ impl World {
         self.advance_to(self.end);
         self.finish_traces()?;
         self.check_conservation()?;
-        Ok(self.into_records())
+        let series = std::mem::replace(&mut self.series, SeriesBuffer::in_memory())
+            .finish()
+            .map_err(|e| RunError::Output(format!("time series: {e}")))?;
+        Ok(self.into_records(series))
+    }
+
+    /// Hands the sampled series (flows, queues, algorithm and queue variables, AP queue)
+    /// to `sink` in chunks of about `chunk_rows` rows while the run goes on, instead of
+    /// keeping them: the records [`run`](Self::run) returns then hold no series rows.
+    pub fn stream_series(&mut self, sink: Box<dyn SeriesSink>, chunk_rows: usize) {
+        self.series.stream_to(sink, chunk_rows);
+    }
+
+    /// Names of the wired link directions, indexed by link id (the `link` column of the
+    /// queue series).
+    pub fn link_names(&self) -> Vec<String> {
+        self.links.iter().map(|l| l.name.clone()).collect()
     }
 
     /// Processes every event up to and including `t` (at most the end of the run).
@@ -482,7 +505,7 @@ impl World {
         let t = self.now.as_secs_f64();
         for (i, flow) in self.flows.iter().enumerate() {
             let st = flow.sender.state();
-            let s = &mut self.flow_series;
+            let s = &mut self.series.rows.flow_series;
             s.time.push(t);
             s.flow.push(i as u32);
             s.cwnd.push(st.cwnd);
@@ -493,28 +516,32 @@ impl World {
             self.cc_vars.clear();
             flow.sender.cc().variables(&mut self.cc_vars);
             for &(name, value) in &self.cc_vars {
-                self.cc_series.time.push(t);
-                self.cc_series.flow.push(i as u32);
-                self.cc_series.name.push(name);
-                self.cc_series.value.push(value);
+                let c = &mut self.series.rows.cc_series;
+                c.time.push(t);
+                c.flow.push(i as u32);
+                c.name.push(name);
+                c.value.push(value);
             }
         }
         for link in self.links.iter_mut().filter(|l| l.monitor) {
             link.catch_up(self.now);
-            self.queue_series.time.push(t);
-            self.queue_series.link.push(link.id);
-            self.queue_series.packets.push(link.queue_len() as u32);
-            self.queue_series.bytes.push(link.queue_bytes());
+            let q = &mut self.series.rows.queue_series;
+            q.time.push(t);
+            q.link.push(link.id);
+            q.packets.push(link.queue_len() as u32);
+            q.bytes.push(link.queue_bytes());
             self.cc_vars.clear();
             link.queue.variables(&mut self.cc_vars);
             for &(name, value) in &self.cc_vars {
-                self.queue_vars.time.push(t);
-                self.queue_vars.link.push(link.id);
-                self.queue_vars.name.push(name);
-                self.queue_vars.value.push(value);
+                let v = &mut self.series.rows.queue_vars;
+                v.time.push(t);
+                v.link.push(link.id);
+                v.name.push(name);
+                v.value.push(value);
             }
         }
-        self.wifi.sample(t);
+        self.wifi.sample(t, &mut self.series.rows.ap_queue);
+        self.series.after_sample();
         let next = self.now + self.sample_interval;
         if next <= self.end {
             self.schedule(next, Event::Sample);

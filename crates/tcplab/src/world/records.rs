@@ -3,7 +3,7 @@
 use super::World;
 use crate::cc::LossKind;
 use crate::net::DropCause;
-use crate::record::{FlowRecord, LinkRecord, LossEvents, RunMeta, RunRecords};
+use crate::record::{FlowRecord, LinkRecord, LossEvents, RunMeta, RunRecords, SeriesChunk};
 
 fn loss_kind_name(k: LossKind) -> &'static str {
     match k {
@@ -15,7 +15,9 @@ fn loss_kind_name(k: LossKind) -> &'static str {
 }
 
 impl World {
-    pub(super) fn into_records(mut self) -> RunRecords {
+    /// The run's records; `series` holds the sampled rows kept in memory (none when they
+    /// were streamed to a sink).
+    pub(super) fn into_records(mut self, series: SeriesChunk) -> RunRecords {
         let [m0, m1] = self.measure;
         let window = (m1 - m0).as_secs_f64().max(1e-12);
         if m0 == crate::sim::Time::ZERO {
@@ -121,14 +123,14 @@ impl World {
             flows,
             udp_flows: self.udp_records(window),
             links,
-            flow_series: self.flow_series,
-            queue_series: self.queue_series,
-            cc_series: self.cc_series,
-            queue_vars: self.queue_vars,
+            flow_series: series.flow_series,
+            queue_series: series.queue_series,
+            cc_series: series.cc_series,
+            queue_vars: series.queue_vars,
             losses,
             traces: self.traces.take_records(),
             events: self.events,
-            wifi: self.wifi.into_records(),
+            wifi: self.wifi.into_records(series.ap_queue),
         }
     }
 }

@@ -24,7 +24,6 @@ pub(super) struct Wireless {
     edge_ids: Vec<Vec<u32>>,
     /// Distance of each interface from its AP, per BSS.
     distances: Vec<Vec<f64>>,
-    ap_queue: ApQueueSeries,
 }
 
 impl Wireless {
@@ -121,18 +120,19 @@ impl Wireless {
         }
     }
 
-    /// Samples the AP queues.
-    pub fn sample(&mut self, t: f64) {
+    /// Samples the AP queues into `series`.
+    pub fn sample(&self, t: f64, series: &mut ApQueueSeries) {
         for (b, bss) in self.bss.iter().enumerate() {
             let (data, acks) = bss.queue_census(AP);
-            self.ap_queue.time.push(t);
-            self.ap_queue.bss.push(b as u32);
-            self.ap_queue.data.push(data);
-            self.ap_queue.acks.push(acks);
+            series.time.push(t);
+            series.bss.push(b as u32);
+            series.data.push(data);
+            series.acks.push(acks);
         }
     }
 
-    pub fn into_records(mut self) -> WifiRecords {
+    /// The MAC records; `ap_queue` is the AP-queue series the world sampled.
+    pub fn into_records(mut self, ap_queue: ApQueueSeries) -> WifiRecords {
         let mut ifaces = Vec::new();
         let mut frames: Option<FrameDelays> = None;
         for (b, bss) in self.bss.iter_mut().enumerate() {
@@ -180,7 +180,7 @@ impl Wireless {
         }
         WifiRecords {
             ifaces,
-            ap_queue: self.ap_queue,
+            ap_queue,
             frames,
         }
     }
