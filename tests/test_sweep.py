@@ -172,19 +172,20 @@ def test_streamed_series_store_like_in_memory_ones(tmp_path, way):
 
 
 def test_series_in_many_chunks_equal_one_table(tmp_path):
-    """Chunks of 7 rows (hundreds of them, a WLAN run so the AP queue streams too)."""
+    """Chunks of 7 rows (hundreds of them; a WLAN run so the AP queue streams too, with the
+    per-event log)."""
     from tcplab import run
     from tcplab.tables import SERIES_TABLES, SeriesFiles, read_table
 
     doc = {
-        "simulation": {"duration": 2.0, "sample_interval": 0.01},
+        "simulation": {"duration": 2.0, "sample_interval": 0.01, "event_log": True},
         "topology": {"kind": "wlan", "stations": 2},
         "flows": [{"src": f"w{i}", "dst": "h0", "cc": "vegas"} for i in range(2)],
     }
     fresh = run(doc)
     with SeriesFiles(tmp_path, chunk_rows=7) as series:
         streamed = run(doc, series_sink=series)
-    assert set(series.paths) == {"series", "queues", "cc_vars", "ap_queue"}
+    assert set(series.paths) == {"series", "queues", "cc_vars", "ap_queue", "events"}
     for name in SERIES_TABLES:
         if name in series.paths:
             assert len(getattr(streamed, name)) == 0, "streamed rows are not also kept"

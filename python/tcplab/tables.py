@@ -42,8 +42,9 @@ TABLES = (
     "events",
 )
 
-#: The sampled series: a run can stream these to files instead of keeping them.
-SERIES_TABLES = ("series", "queues", "cc_vars", "queue_vars", "ap_queue")
+#: The sampled series and the per-event log: a run can stream these to files instead of
+#: keeping them.
+SERIES_TABLES = ("series", "queues", "cc_vars", "queue_vars", "ap_queue", "events")
 
 #: Tables whose ``link`` column gets a ``link_name`` beside it.
 _LINK_TABLES = ("queues", "queue_vars")

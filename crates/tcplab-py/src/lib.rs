@@ -61,8 +61,8 @@ fn drops_columns<'py>(
     Ok(())
 }
 
-/// The sampled series tables (`series`, `queues`, `cc_vars`, `queue_vars`, `ap_queue`) of
-/// a chunk or of a whole run, set into `out`.
+/// The streamable tables (`series`, `queues`, `cc_vars`, `queue_vars`, `ap_queue`,
+/// `events`) of a chunk or of a whole run, set into `out`.
 fn series_to_py<'py>(
     py: Python<'py>,
     out: &Bound<'py, PyDict>,
@@ -110,19 +110,38 @@ fn series_to_py<'py>(
     set!(aq, py, "data", aqs.data);
     set!(aq, py, "acks", aqs.acks);
     out.set_item("ap_queue", aq)?;
+
+    let e = PyDict::new(py);
+    let ev = chunk.events;
+    set!(e, py, "time", ev.time);
+    e.set_item("event", ev.event)?;
+    set!(e, py, "flow", ev.flow);
+    e.set_item("kind", ev.kind)?;
+    set!(e, py, "seq", ev.seq);
+    set!(e, py, "ack", ev.ack);
+    set!(e, py, "link", ev.link);
+    e.set_item("cause", ev.cause)?;
+    set!(e, py, "retransmit", ev.retransmit);
+    set!(e, py, "size", ev.size);
+    out.set_item("events", e)?;
     Ok(())
 }
 
 fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
+    let event_log = r.events.is_some();
     let series = SeriesChunk {
         flow_series: r.flow_series,
         queue_series: r.queue_series,
         cc_series: r.cc_series,
         queue_vars: r.queue_vars,
         ap_queue: r.wifi.ap_queue,
+        events: r.events.unwrap_or_default(),
     };
     series_to_py(py, &out, series)?;
+    if !event_log {
+        out.set_item("events", py.None())?;
+    }
 
     let meta = PyDict::new(py);
     meta.set_item("seed", r.meta.seed)?;
@@ -539,22 +558,6 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     lo.set_item("true_cause", le.true_cause)?;
     out.set_item("losses", lo)?;
 
-    if let Some(ev) = r.events {
-        let e = PyDict::new(py);
-        set!(e, py, "time", ev.time);
-        e.set_item("event", ev.event)?;
-        set!(e, py, "flow", ev.flow);
-        e.set_item("kind", ev.kind)?;
-        set!(e, py, "seq", ev.seq);
-        set!(e, py, "ack", ev.ack);
-        set!(e, py, "link", ev.link);
-        e.set_item("cause", ev.cause)?;
-        set!(e, py, "retransmit", ev.retransmit);
-        set!(e, py, "size", ev.size);
-        out.set_item("events", e)?;
-    } else {
-        out.set_item("events", py.None())?;
-    }
     Ok(out)
 }
 

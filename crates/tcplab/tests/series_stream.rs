@@ -1,4 +1,4 @@
-//! Streaming the sampled series to a sink (issue 8): the chunks put together are exactly
+//! Streaming the sampled series and the event log to a sink (issue 8): the chunks put together are exactly
 //! the series a run keeps in memory, the run's other records do not change, and a sink's
 //! error fails the run.
 
@@ -27,11 +27,12 @@ dst = "d0"
 cc = "vegas"
 "#;
 
-/// A WLAN (the AP-queue series) with two uplink flows.
+/// A WLAN (the AP-queue series) with two uplink flows, and the per-event log.
 const WLAN: &str = r#"
 [simulation]
 duration = 1
 sample_interval = 0.01
+event_log = true
 [topology]
 kind = "wlan"
 stations = 2
@@ -65,6 +66,7 @@ fn series_of(r: &RunRecords) -> SeriesChunk {
         cc_series: r.cc_series.clone(),
         queue_vars: r.queue_vars.clone(),
         ap_queue: r.wifi.ap_queue.clone(),
+        events: r.events.clone().unwrap_or_default(),
     }
 }
 

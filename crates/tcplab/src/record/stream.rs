@@ -1,11 +1,12 @@
 //! Time series streamed out of a running simulation.
 //!
 //! Sampled series grow with the simulated duration (one row per flow, monitored link and
-//! algorithm variable per sample). A [`SeriesSink`] receives them in chunks while the run
-//! goes on, so a long run's memory stays flat; the store writes the chunks to disk.
+//! algorithm variable per sample), and the per-event log much faster. A [`SeriesSink`]
+//! receives them in chunks while the run goes on, so a long run's memory stays flat; the
+//! store writes the chunks to disk.
 
 use super::wifi::ApQueueSeries;
-use super::{CcSeries, FlowSeries, QueueSeries, QueueVarSeries};
+use super::{CcSeries, EventLog, FlowSeries, QueueSeries, QueueVarSeries};
 
 /// Rows a chunk collects before it is handed to the sink, by default: a few MB of columns.
 pub const DEFAULT_CHUNK_ROWS: usize = 1 << 16;
@@ -18,6 +19,8 @@ pub struct SeriesChunk {
     pub cc_series: CcSeries,
     pub queue_vars: QueueVarSeries,
     pub ap_queue: ApQueueSeries,
+    /// The per-event log (empty unless the scenario keeps one).
+    pub events: EventLog,
 }
 
 impl SeriesChunk {
@@ -28,38 +31,22 @@ impl SeriesChunk {
             + self.cc_series.time.len()
             + self.queue_vars.time.len()
             + self.ap_queue.time.len()
+            + self.events.time.len()
     }
 
     /// Appends another chunk's rows (a sink that collects everything, for tests).
     pub fn append(&mut self, mut other: SeriesChunk) {
-        let (a, b) = (&mut self.flow_series, &mut other.flow_series);
-        a.time.append(&mut b.time);
-        a.flow.append(&mut b.flow);
-        a.cwnd.append(&mut b.cwnd);
-        a.ssthresh.append(&mut b.ssthresh);
-        a.srtt.append(&mut b.srtt);
-        a.in_flight.append(&mut b.in_flight);
-        a.bytes_delivered.append(&mut b.bytes_delivered);
-        let (a, b) = (&mut self.queue_series, &mut other.queue_series);
-        a.time.append(&mut b.time);
-        a.link.append(&mut b.link);
-        a.packets.append(&mut b.packets);
-        a.bytes.append(&mut b.bytes);
-        let (a, b) = (&mut self.cc_series, &mut other.cc_series);
-        a.time.append(&mut b.time);
-        a.flow.append(&mut b.flow);
-        a.name.append(&mut b.name);
-        a.value.append(&mut b.value);
-        let (a, b) = (&mut self.queue_vars, &mut other.queue_vars);
-        a.time.append(&mut b.time);
-        a.link.append(&mut b.link);
-        a.name.append(&mut b.name);
-        a.value.append(&mut b.value);
-        let (a, b) = (&mut self.ap_queue, &mut other.ap_queue);
-        a.time.append(&mut b.time);
-        a.bss.append(&mut b.bss);
-        a.data.append(&mut b.data);
-        a.acks.append(&mut b.acks);
+        macro_rules! append_columns {
+            ($table:ident: $($col:ident),+) => {
+                $(self.$table.$col.append(&mut other.$table.$col);)+
+            };
+        }
+        append_columns!(flow_series: time, flow, cwnd, ssthresh, srtt, in_flight, bytes_delivered);
+        append_columns!(queue_series: time, link, packets, bytes);
+        append_columns!(cc_series: time, flow, name, value);
+        append_columns!(queue_vars: time, link, name, value);
+        append_columns!(ap_queue: time, bss, data, acks);
+        append_columns!(events: time, event, flow, kind, seq, ack, link, cause, retransmit, size);
     }
 }
 
@@ -97,6 +84,14 @@ impl SeriesBuffer {
     /// Hands the buffered rows over once a chunk is full (after every sample).
     pub fn after_sample(&mut self) {
         if self.rows.rows() >= self.chunk_rows {
+            self.hand_over();
+        }
+    }
+
+    /// As [`after_sample`](Self::after_sample), after an event-log row (which come many
+    /// per sample, or without any samples).
+    pub fn after_event(&mut self) {
+        if self.rows.events.time.len() >= self.chunk_rows {
             self.hand_over();
         }
     }

@@ -11,7 +11,6 @@ use crate::net::topology::{expand, DirectedLink};
 use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
 use crate::record::stream::SeriesBuffer;
-use crate::record::EventLog;
 use crate::sim::{RngStream, Scheduler, Time};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::ConfigError;
@@ -205,7 +204,7 @@ impl World {
             routes,
             arrival_lanes: super::lanes::ArrivalLanes::new(n_links),
             series: SeriesBuffer::in_memory(),
-            events: s.simulation.event_log.then(EventLog::default),
+            event_log: s.simulation.event_log,
             cc_vars: Vec::new(),
             traces: super::trace::Traces::requested(taps),
         })

@@ -17,7 +17,7 @@ mod wifi;
 use crate::config::TapPoint;
 use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
 use crate::record::stream::SeriesBuffer;
-use crate::record::{EventLog, RunRecords, SeriesSink};
+use crate::record::{RunRecords, SeriesSink};
 use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::wifi::WifiTimer;
@@ -110,7 +110,8 @@ pub struct World {
     arrival_lanes: lanes::ArrivalLanes,
     /// Sampled series, kept in memory or streamed to a sink.
     series: SeriesBuffer,
-    events: Option<EventLog>,
+    /// Whether the scenario keeps the per-event log (its rows go to `series`).
+    event_log: bool,
     cc_vars: Vec<(&'static str, f64)>,
     traces: trace::Traces,
 }
@@ -269,21 +270,31 @@ impl World {
         p.uid = self.next_uid;
         self.next_uid += 1;
         p.hop = 1;
-        if let Some(log) = &mut self.events {
-            log.push(
-                self.now.as_secs_f64(),
-                "send",
-                p.flow,
-                p.kind.name(),
-                p.seq,
-                p.ack,
-                first as i64,
-                "",
-                p.retransmit,
-                p.size,
-            );
-        }
+        self.log_event("send", &p, first as i64, "");
         self.link_send(first, p);
+    }
+
+    /// Appends to the event log, when the scenario keeps one.
+    fn log_event(&mut self, event: &'static str, p: &Packet, link: i64, cause: &'static str) {
+        if !self.event_log {
+            return;
+        }
+        let t = self.now.as_secs_f64();
+        let (flow, kind, seq, ack) = (p.flow, p.kind.name(), p.seq, p.ack);
+        let log = &mut self.series.rows.events;
+        log.push(
+            t,
+            event,
+            flow,
+            kind,
+            seq,
+            ack,
+            link,
+            cause,
+            p.retransmit,
+            p.size,
+        );
+        self.series.after_event();
     }
 
     /// Offers a packet to a link. Every arrival passes through the queue, even at an
@@ -444,20 +455,7 @@ impl World {
                 }
             }
         }
-        if let Some(log) = &mut self.events {
-            log.push(
-                self.now.as_secs_f64(),
-                "drop",
-                p.flow,
-                p.kind.name(),
-                p.seq,
-                p.ack,
-                l as i64,
-                cause.name(),
-                p.retransmit,
-                p.size,
-            );
-        }
+        self.log_event("drop", &p, l as i64, cause.name());
     }
 
     fn arrive(&mut self, mut p: Packet) {
@@ -471,20 +469,7 @@ impl World {
         }
         let f = p.flow;
         self.packets_delivered += 1;
-        if let Some(log) = &mut self.events {
-            log.push(
-                self.now.as_secs_f64(),
-                "recv",
-                p.flow,
-                p.kind.name(),
-                p.seq,
-                p.ack,
-                -1,
-                "",
-                p.retransmit,
-                p.size,
-            );
-        }
+        self.log_event("recv", &p, -1, "");
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         match p.kind {

@@ -129,7 +129,7 @@ impl World {
             queue_vars: series.queue_vars,
             losses,
             traces: self.traces.take_records(),
-            events: self.events,
+            events: self.event_log.then_some(series.events),
             wifi: self.wifi.into_records(series.ap_queue),
         }
     }

@@ -179,23 +179,3 @@ impl World {
             .collect()
     }
 }
-
-impl World {
-    /// Appends to the event log, when the scenario keeps one.
-    fn log_event(&mut self, event: &'static str, p: &Packet, link: i64, cause: &'static str) {
-        if let Some(log) = &mut self.events {
-            log.push(
-                self.now.as_secs_f64(),
-                event,
-                p.flow,
-                p.kind.name(),
-                p.seq,
-                p.ack,
-                link,
-                cause,
-                p.retransmit,
-                p.size,
-            );
-        }
-    }
-}
