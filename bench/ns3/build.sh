@@ -5,8 +5,8 @@
 #
 #   bench/ns3/build.sh [PYTHON]     PYTHON: an interpreter with ns3 installed
 #                                   (default: $PYTHON, else python3)
-# Output: bench/ns3/build/dumbbell and bench/ns3/build/wlan. Rebuilds only when the source
-# is newer. Each program links only the ns-3 modules it uses (a module more is a library
+# Output: bench/ns3/build/dumbbell and bench/ns3/build/wlan (both include common.h).
+# Rebuilds only when a source is newer. Each program links only the ns-3 modules it uses (a module more is a library
 # more to load and map, which shows in the start-up time and peak memory).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -45,7 +45,7 @@ for prog in dumbbell wlan; do
     for m in ${!modules_var}; do
         libs="$libs -lns3.$ver-$m"
     done
-    if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$0" -nt "$out" ]; then
+    if [ ! -x "$out" ] || [ "$src" -nt "$out" ] || [ "$here/common.h" -nt "$out" ] || [ "$0" -nt "$out" ]; then
         echo "building $out against ns-3 $ver in $ns3_dir" >&2
         # Optimised like the wheel's libraries (built without asserts or logging).
         ${CXX:-g++} -std=c++20 -O2 -DNDEBUG -I"$inc" "$src" -o "$out" \

@@ -24,77 +24,16 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include "common.h"
+
 #include <cstdint>
-#include <fstream>
-#include <limits>
 #include <iostream>
 #include <string>
 #include <vector>
 
 using namespace ns3;
+using namespace bench;
 
-namespace
-{
-
-/// Packets at the IP layer larger than this carry payload (pure ACKs are at most 20 + 60).
-constexpr uint32_t kMaxPureAckBytes = 80;
-
-struct Counters
-{
-    uint64_t data = 0;
-    uint64_t received_by_senders = 0;
-};
-
-Counters g_counters;
-
-void
-OnReceiverRx(Ptr<const Packet> p)
-{
-    if (p->GetSize() > kMaxPureAckBytes)
-    {
-        g_counters.data++;
-    }
-}
-
-void
-OnSenderRx(Ptr<const Packet>)
-{
-    g_counters.received_by_senders++;
-}
-
-/// Peak resident set size of this process in KiB (Linux `VmHWM`), or -1.
-long
-PeakRssKib()
-{
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key)
-    {
-        if (key == "VmHWM:")
-        {
-            long kib = -1;
-            status >> kib;
-            return kib;
-        }
-        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
-    return -1;
-}
-
-/// Point-to-point link settings: rate, one-way delay and queue limit in packets.
-PointToPointHelper
-LinkHelper(const std::string& rate, const std::string& delay, uint32_t buffer)
-{
-    PointToPointHelper h;
-    h.SetDeviceAttribute("DataRate", StringValue(rate));
-    h.SetChannelAttribute("Delay", StringValue(delay));
-    h.SetQueue("ns3::DropTailQueue<Packet>",
-               "MaxSize",
-               QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, buffer)));
-    return h;
-}
-
-} // namespace
 
 int
 main(int argc, char* argv[])
@@ -126,22 +65,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
 
-    // TCP as configured in tcplab's defaults: NewReno with RFC 6582 recovery, 1000-byte
-    // segments, initial window 2, an ACK for every segment, min RTO 200 ms, no limited
-    // transmit; timestamps off so data packets carry a 40-byte header.
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(socketBuffer));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(socketBuffer));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    ConfigureTcp(socketBuffer, sack);
 
     NodeContainer routers(2);
     NodeContainer senders(flows);
@@ -201,13 +125,11 @@ main(int argc, char* argv[])
     {
         bytes += DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
     }
-    uint64_t acks = g_counters.received_by_senders >= flows
-                        ? g_counters.received_by_senders - flows
-                        : 0;
+    uint64_t acks = g_delivered.AcksDelivered(flows);
     std::cout << "{\"simulator\": \"ns-3\", \"flows\": " << flows
               << ", \"duration\": " << duration << ", \"sack\": " << (sack ? "true" : "false")
-              << ", \"data_delivered\": " << g_counters.data << ", \"acks_delivered\": " << acks
-              << ", \"packets_delivered\": " << g_counters.data + acks
+              << ", \"data_delivered\": " << g_delivered.data << ", \"acks_delivered\": " << acks
+              << ", \"packets_delivered\": " << g_delivered.data + acks
               << ", \"bytes_delivered\": " << bytes
               << ", \"goodput_bps\": " << bytes * 8.0 / duration
               << ", \"events\": " << Simulator::GetEventCount()

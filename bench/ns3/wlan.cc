@@ -47,30 +47,29 @@
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
+#include "common.h"
+
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <iostream>
-#include <limits>
 #include <numbers>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace ns3;
+using namespace bench;
 
 namespace
 {
 
-/// Packets at the IP layer larger than this carry payload (pure ACKs are at most 20 + 60).
-constexpr uint32_t kMaxPureAckBytes = 80;
-/// The same bound for an MSDU in the Wi-Fi MAC, which carries an 8-byte LLC/SNAP header.
+/// bench::kMaxPureAckBytes for an MSDU in the Wi-Fi MAC, which carries an 8-byte LLC/SNAP
+/// header.
 constexpr uint32_t kMaxPureAckMsduBytes = kMaxPureAckBytes + 8;
 
+/// What this program counts besides the delivered packets (bench::g_delivered).
 struct Counters
 {
-    uint64_t data = 0;
-    uint64_t received_by_senders = 0;
     uint64_t associated = 0;
     uint64_t timeouts = 0;
     // Packets dropped at the AP and at the stations, by kind and reason: queue full (the
@@ -90,21 +89,6 @@ struct Counters
 };
 
 Counters g_counters;
-
-void
-OnReceiverRx(Ptr<const Packet> p)
-{
-    if (p->GetSize() > kMaxPureAckBytes)
-    {
-        g_counters.data++;
-    }
-}
-
-void
-OnSenderRx(Ptr<const Packet>)
-{
-    g_counters.received_by_senders++;
-}
 
 /// A sender entered the loss state: its retransmission timer expired (an RTO that backs
 /// off again without leaving the state is not counted again).
@@ -209,25 +193,6 @@ OnPsduTxBegin(bool isAp, WifiConstPsduMap psdus, WifiTxVector txVector, double)
             g_counters.ap_ack_mode = txVector.GetMode().GetUniqueName();
         }
     }
-}
-
-/// Peak resident set size of this process in KiB (Linux `VmHWM`), or -1.
-long
-PeakRssKib()
-{
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key)
-    {
-        if (key == "VmHWM:")
-        {
-            long kib = -1;
-            status >> kib;
-            return kib;
-        }
-        status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-    }
-    return -1;
 }
 
 /// ns-3's name of an 802.11a OFDM rate given in Mb/s, or "" if there is none.
@@ -348,19 +313,7 @@ main(int argc, char* argv[])
     }
 
     // TCP as in dumbbell.cc (tcplab's defaults).
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
-    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(socketBuffer));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(socketBuffer));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::LimitedTransmit", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    ConfigureTcp(socketBuffer, sack);
 
     // Retry limit: attempts of a frame (802.11 dot11ShortRetryLimit; ns-3 counts it per MAC).
     Config::SetDefault("ns3::WifiMac::FrameRetryLimit", UintegerValue(retryLimit));
@@ -443,12 +396,7 @@ main(int argc, char* argv[])
         Trace(dev->GetMac(), "DroppedMpdu", MakeCallback(isAp ? &OnApDrop : &OnStaDrop));
     }
 
-    PointToPointHelper wired;
-    wired.SetDeviceAttribute("DataRate", StringValue(wiredRate));
-    wired.SetChannelAttribute("Delay", StringValue(wiredDelay));
-    wired.SetQueue("ns3::DropTailQueue<Packet>",
-                   "MaxSize",
-                   QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, wiredBuffer)));
+    PointToPointHelper wired = LinkHelper(wiredRate, wiredDelay, wiredBuffer);
     NetDeviceContainer wiredDevices = wired.Install(apNode.Get(0), wiredNode.Get(0));
 
     InternetStackHelper stack;
@@ -525,15 +473,13 @@ main(int argc, char* argv[])
         bytes += b;
         perFlow << (i ? ", " : "") << b * 8.0 / duration;
     }
-    uint64_t acks = g_counters.received_by_senders >= stations
-                        ? g_counters.received_by_senders - stations
-                        : 0;
+    uint64_t acks = g_delivered.AcksDelivered(stations);
     Ptr<WifiNetDevice> ap = DynamicCast<WifiNetDevice>(apDevices.Get(0));
     Ptr<Txop> apTxop = ap->GetMac()->GetTxop();
     std::cout << "{\"simulator\": \"ns-3\", \"flows\": " << stations
               << ", \"duration\": " << duration << ", \"sack\": " << (sack ? "true" : "false")
-              << ", \"data_delivered\": " << g_counters.data << ", \"acks_delivered\": " << acks
-              << ", \"packets_delivered\": " << g_counters.data + acks
+              << ", \"data_delivered\": " << g_delivered.data << ", \"acks_delivered\": " << acks
+              << ", \"packets_delivered\": " << g_delivered.data + acks
               << ", \"bytes_delivered\": " << bytes
               << ", \"goodput_bps\": " << bytes * 8.0 / duration
               << ", \"flow_goodput_bps\": [" << perFlow.str() << "]"
