@@ -18,6 +18,15 @@ fn config_error(doc: &str) -> String {
     }
 }
 
+/// Every document fails validation with an error that mentions its expected text.
+fn assert_config_errors(cases: &[(String, &str)]) {
+    for (doc, expected) in cases {
+        let e = config_error(doc);
+        println!("{e}");
+        assert!(e.contains(expected), "{e:?} should mention {expected:?}");
+    }
+}
+
 /// A fresh, empty directory for one test's output files.
 fn out_dir(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("tcplab-router-{}-{test}", std::process::id()));
@@ -799,11 +808,7 @@ fn bad_router_settings_are_named() {
             "either p and r",
         ),
     ];
-    for (doc, expected) in cases {
-        let e = config_error(&doc);
-        println!("{e}");
-        assert!(e.contains(expected), "{e:?} should mention {expected:?}");
-    }
+    assert_config_errors(&cases);
 }
 
 #[test]
@@ -879,11 +884,7 @@ dst = "d0"
             "unknown variant `middle`",
         ),
     ];
-    for (doc, expected) in cases {
-        let e = config_error(&doc);
-        println!("{e}");
-        assert!(e.contains(expected), "{e:?} should mention {expected:?}");
-    }
+    assert_config_errors(&cases);
 }
 
 #[test]
