@@ -8,7 +8,7 @@ use crate::config::{FlowKind, LossApplies, LossSpec, Scenario};
 use crate::net::loss::GilbertElliott;
 use crate::net::routing::Router;
 use crate::net::topology::{expand, DirectedLink};
-use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
+use crate::net::{DropCounts, Link, LinkId, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
 use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries};
 use crate::sim::{RngStream, Scheduler, Time};
@@ -179,13 +179,11 @@ impl World {
             sched.schedule(measure[0], Event::MeasureStart);
         }
         let n_links = links.len();
-        let mut routes = super::routes::Routes::default();
-        for f in &flows {
-            routes.add(&f.fwd, &f.rev);
-        }
-        for u in &udp_flows {
-            routes.add(&u.fwd, &[]);
-        }
+        let all_routes: Vec<(&[LinkId], &[LinkId])> =
+            (flows.iter().map(|f| (&f.fwd[..], &f.rev[..])))
+                .chain(udp_flows.iter().map(|u| (&u.fwd[..], &[][..])))
+                .collect();
+        let routes = super::routes::Routes::new(&all_routes);
         Ok(World {
             now: Time::ZERO,
             sched,
