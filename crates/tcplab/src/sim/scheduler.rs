@@ -51,17 +51,8 @@ pub enum Ahead {
 /// written were last used a whole ring ago and are no longer cached, and the stores
 /// that wait for them fill the CPU's store buffer and stall it.
 const WRITE_AHEAD: usize = 8;
-
-/// Prefetches the slot `WRITE_AHEAD` events past the end of `events`. Where the ring
-/// wraps, the address is past the buffer's end: a useless but harmless hint.
-#[inline(always)]
-fn prefetch_for_write<T>(events: &VecDeque<T>) {
-    let (front, back) = events.as_slices();
-    let end = if back.is_empty() { front } else { back }
-        .as_ptr_range()
-        .end;
-    super::prefetch::prefetch_addr(end.wrapping_add(WRITE_AHEAD) as *const u8);
-}
+/// The length from which a lane is prefetched for writing: shorter lanes stay cached.
+const WRITE_AHEAD_FROM: usize = 4096;
 
 /// How far from its end an event may be inserted into a lane.
 const LANE_INSERT: usize = 16;
@@ -200,7 +191,14 @@ impl<E> Scheduler<E> {
             }
             Some(_) => {
                 l.events.push_back((at, seq, event));
-                prefetch_for_write(&l.events);
+                if l.events.len() >= WRITE_AHEAD_FROM {
+                    if let Some(last) = l.events.back() {
+                        // Where the ring wraps this is past the buffer's end: a useless
+                        // but harmless hint.
+                        let ahead = (last as *const (Time, u64, E)).wrapping_add(WRITE_AHEAD);
+                        super::prefetch::prefetch_addr(ahead as *const u8);
+                    }
+                }
             }
             None => {
                 l.events.push_back((at, seq, event));
@@ -221,17 +219,17 @@ impl<E> Scheduler<E> {
     /// Removes and returns the earliest event if it is due at or before `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
-        self.pop_until_with(limit, |_, _| {})
+        self.pop_until_with(limit, None::<fn(&E, Ahead)>)
     }
 
-    /// As [`Scheduler::pop_until`], showing `ahead` two events that wait a few places
-    /// behind the popped one in its lane (when it came from a lane), for prefetching. The
-    /// pop order does not depend on `ahead`.
+    /// As [`Scheduler::pop_until`], showing `ahead` (if any) two events that wait a few
+    /// places behind the popped one in its lane (when it came from a lane), for
+    /// prefetching. The pop order does not depend on `ahead`.
     #[inline]
     pub fn pop_until_with(
         &mut self,
         limit: Time,
-        mut ahead: impl FnMut(&E, Ahead),
+        ahead: Option<impl FnMut(&E, Ahead)>,
     ) -> Option<(Time, E)> {
         let (source, top) = self.next();
         if top.at > limit || top.is_pad() {
@@ -244,11 +242,13 @@ impl<E> Scheduler<E> {
                 if let Some(ahead) = lane.events.get(PREFETCH_AHEAD) {
                     prefetch(ahead);
                 }
-                if let Some((_, _, event)) = lane.events.get(FAR_AHEAD) {
-                    ahead(event, Ahead::Far);
-                }
-                if let Some((_, _, event)) = lane.events.get(NEAR_AHEAD) {
-                    ahead(event, Ahead::Near);
+                if let Some(mut ahead) = ahead {
+                    if let Some((_, _, event)) = lane.events.get(FAR_AHEAD) {
+                        ahead(event, Ahead::Far);
+                    }
+                    if let Some((_, _, event)) = lane.events.get(NEAR_AHEAD) {
+                        ahead(event, Ahead::Near);
+                    }
                 }
                 let (at, _, event) = lane.events.pop_front().expect("a lane head has an event");
                 match lane.events.front() {

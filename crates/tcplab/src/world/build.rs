@@ -184,6 +184,7 @@ impl World {
                 .chain(udp_flows.iter().map(|u| (&u.fwd[..], &[][..])))
                 .collect();
         let routes = super::routes::Routes::new(&all_routes);
+        let prefetch = super::prefetch::Prefetch::new(n_links, flows.len());
         Ok(World {
             now: Time::ZERO,
             sched,
@@ -201,6 +202,7 @@ impl World {
             link_area_at_measure_start: vec![0; n_links],
             routes,
             arrival_lanes: super::lanes::ArrivalLanes::new(n_links),
+            prefetch,
             flow_series: FlowSeries::default(),
             queue_series: QueueSeries::default(),
             cc_series: CcSeries::default(),

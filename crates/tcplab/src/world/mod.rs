@@ -8,6 +8,7 @@ mod accounting;
 mod build;
 mod drop_log;
 mod lanes;
+mod prefetch;
 mod records;
 mod routes;
 mod trace;
@@ -17,7 +18,7 @@ mod wifi;
 use crate::config::TapPoint;
 use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
 use crate::record::{CcSeries, EventLog, FlowSeries, QueueSeries, QueueVarSeries, RunRecords};
-use crate::sim::{Ahead, Scheduler, Time};
+use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::wifi::WifiTimer;
 use crate::{parse_scenario, ConfigError, Scenario};
@@ -107,6 +108,7 @@ pub struct World {
     routes: routes::Routes,
     /// Scheduler lanes of wired arrivals: one per distinct transmission + delay.
     arrival_lanes: lanes::ArrivalLanes,
+    prefetch: prefetch::Prefetch,
     flow_series: FlowSeries,
     queue_series: QueueSeries,
     cc_series: CcSeries,
@@ -159,16 +161,13 @@ impl World {
     /// Processes every event up to and including `t` (at most the end of the run).
     pub fn advance_to(&mut self, t: Time) {
         let t = t.min(self.end);
-        while let Some((at, ev)) = self.sched.pop_until_with(t, |ev, ahead| {
-            prefetch_state_of(
-                ev,
-                ahead,
-                &self.routes,
-                &self.links,
-                &self.flows,
-                &self.arrival_lanes,
-            )
-        }) {
+        while let Some((at, ev)) = self.sched.pop_until_with(
+            t,
+            self.prefetch.enabled.then_some(|ev: &Event, ahead| {
+                let (routes, links, flows) = (&self.routes, &self.links, &self.flows);
+                prefetch::state_of(ev, ahead, routes, links, flows, &self.arrival_lanes)
+            }),
+        ) {
             self.now = at;
             self.dispatch(ev);
         }
@@ -538,45 +537,6 @@ impl World {
         self.udp_snapshot_measure_start();
         for (i, l) in self.links.iter_mut().enumerate() {
             self.link_area_at_measure_start[i] = l.queue_area(now);
-        }
-    }
-}
-
-/// Asks the CPU to start loading the state that `ev`, an event popped soon, will touch:
-/// the link a packet enters next, or the endpoint it reaches. With thousands of flows
-/// that state is spread over hundreds of megabytes and would otherwise be loaded one
-/// miss after another when the event is processed. The route table entry that says
-/// which it is is prefetched first ([`Ahead::Far`]), then the state ([`Ahead::Near`]).
-#[inline(always)]
-fn prefetch_state_of(
-    ev: &Event,
-    ahead: Ahead,
-    routes: &routes::Routes,
-    links: &[Link],
-    flows: &[Flow],
-    lanes: &lanes::ArrivalLanes,
-) {
-    use crate::sim::prefetch::prefetch;
-    let Event::Arrive(p) = ev else {
-        return;
-    };
-    if ahead == Ahead::Far {
-        return routes.prefetch_next(p);
-    }
-    match routes.next(p) {
-        Some(l) => {
-            if let Some(link) = links.get(l as usize) {
-                prefetch(link);
-                lanes.prefetch(l);
-            }
-        }
-        None => {
-            if let Some(flow) = flows.get(p.flow as usize) {
-                match p.kind {
-                    PacketKind::Ack => prefetch(&flow.sender),
-                    _ => prefetch(&flow.receiver),
-                }
-            }
         }
     }
 }
