@@ -33,3 +33,14 @@ pub fn prefetch<T>(r: &T) {
     // The last byte: a value that starts late in a line spills into one more.
     prefetch_addr(first.wrapping_add(size - 1));
 }
+
+/// Asks the CPU to start loading the first `bytes` bytes of `*r` (at least one line).
+#[inline(always)]
+pub fn prefetch_head<T>(r: &T, bytes: usize) {
+    let first = r as *const T as *const u8;
+    let mut offset = 0;
+    while offset < bytes.min(std::mem::size_of::<T>()) {
+        prefetch_addr(first.wrapping_add(offset));
+        offset += 64;
+    }
+}

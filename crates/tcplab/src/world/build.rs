@@ -73,7 +73,7 @@ impl World {
                 fifo: queue.plain_fifo(),
                 queue,
                 backlog: Default::default(),
-                loss: build_loss(l, seed),
+                loss: build_loss(l, seed).map(Box::new),
                 busy_until: Time::ZERO,
                 done_pending: false,
                 idle_unseen: false,

@@ -13,7 +13,7 @@
 
 use super::{lanes::ArrivalLanes, routes::Routes, Event, Flow};
 use crate::net::{Link, PacketKind};
-use crate::sim::prefetch::prefetch;
+use crate::sim::prefetch::{prefetch, prefetch_head};
 use crate::sim::Ahead;
 
 /// The size of per-flow and per-link state above which prefetching pays: about a
@@ -54,7 +54,7 @@ pub(super) fn state_of(
     match routes.next(p) {
         Some(l) => {
             if let Some(link) = links.get(l as usize) {
-                prefetch(link);
+                prefetch_head(link, Link::HOT_BYTES);
                 lanes.prefetch(l);
             }
         }
