@@ -8,8 +8,10 @@
 
 On first use it creates bench/.venv and installs ns3 (3.44, the C++ libraries and headers
 are in the wheel) and matplotlib there, then re-runs itself with that interpreter. It
-builds tcplab's `bench_scenario` example in release mode and the ns-3 programs with
-bench/ns3/build.sh.
+builds tcplab's `bench_scenario` example in release mode and, when the suite runs, the
+ns-3 programs with bench/ns3/build.sh. The scaling and profile parts need no ns-3:
+
+    TCPLAB_BENCH_NO_VENV=1 python3 bench/run.py --only scaling   # any python with matplotlib
 
 Every figure is printed; nothing is asserted about time. Results go to
 bench/out/results.json, plots to docs/perf/ (bench/out/perf/ with --quick). See
@@ -78,14 +80,17 @@ def bootstrap() -> None:
     os.execv(str(py), [str(py), str(Path(__file__).resolve()), *sys.argv[1:]])
 
 
-def build() -> None:
-    print("building tcplab (release) and the ns-3 programs ...", flush=True)
+def build(ns3: bool) -> None:
+    """tcplab's bench_scenario, and the ns-3 programs if ``ns3`` (only the suite runs ns-3;
+    building them needs the ns3 wheel in bench/.venv)."""
+    print(f"building tcplab (release){' and the ns-3 programs' if ns3 else ''} ...", flush=True)
     subprocess.run(
         ["cargo", "build", "--release", "--quiet", "-p", "tcplab", "--example", "bench_scenario"],
         cwd=ROOT,
         check=True,
     )
-    subprocess.run([str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL)
+    if ns3:
+        subprocess.run([str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL)
 
 
 def build_baseline(rev: str) -> Path:
@@ -786,13 +791,13 @@ def main() -> None:
         analyse_scaling(saved)
         plot_scaling(saved)
         return
+    parts = set(args.only.split(","))
     if not args.no_build:
-        build()
+        build(ns3="suite" in parts)
     args.baseline_bin = build_baseline(args.baseline_rev) if args.baseline_rev else None
     if args.quick:
         global PLOTS
         PLOTS = OUT / "perf"  # smoke-test plots do not replace the documented ones
-    parts = set(args.only.split(","))
     results = {
         "machine": {
             "platform": platform.platform(),

@@ -19,24 +19,27 @@ use crate::queue::{FifoLimits, Queue};
 use crate::sim::Time;
 use std::collections::VecDeque;
 
-/// Counters of a link direction.
+/// Counters of a link direction. (`repr(C)`: the counters of every transmission first,
+/// then those of a waiting packet, then the drops; see [`Link`].)
 #[derive(Clone, Debug, Default, PartialEq)]
+#[repr(C)]
 pub struct LinkStats {
     pub packets_sent: u64,
     pub bytes_sent: u64,
-    pub drops: DropCounts,
     pub max_queue: u64,
+    last_change: Time,
     /// Integral of queue length over time, packet-nanoseconds.
     queue_area: u128,
-    last_change: Time,
+    pub drops: DropCounts,
 }
 
 /// The packets waiting at a plain-FIFO link, by transmission start time, in order.
 /// Entries whose start has passed are removed lazily ([`Link::catch_up`]).
 #[derive(Debug, Default)]
+#[repr(C)]
 pub struct Backlog {
-    starts: VecDeque<(Time, u32)>,
     bytes: u64,
+    starts: VecDeque<(Time, u32)>,
     /// The last waiting packets, if their arrivals are not scheduled yet: they are sent
     /// at their starts, by `LinkDone` events.
     pub held: VecDeque<Packet>,
@@ -49,22 +52,16 @@ impl Backlog {
     }
 }
 
+/// One direction of a link. The fields read or written on every packet come first, in
+/// the first three cache lines (`repr(C)`, aligned to a line): at thousands of flows the
+/// links no longer fit the caches, and the event loop prefetches those lines of the
+/// link a packet will enter ([`Link::HOT_BYTES`]); names, the queue discipline of other
+/// links and the drop counters follow.
+#[repr(C, align(64))]
 pub struct Link {
-    pub id: LinkId,
-    pub name: String,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub rate_bps: u64,
-    pub delay: Time,
-    pub queue: Box<dyn Queue>,
     /// The queue's limits if it is a plain FIFO: the link then keeps `backlog` instead.
     pub fifo: Option<FifoLimits>,
-    pub backlog: Backlog,
-    pub loss: Option<LossModel>,
-    /// End of the current (or last) transmission: the transmitter is free from then on.
-    /// The packet being serialised is not kept: its arrival at the far end is scheduled
-    /// when its transmission starts.
-    pub busy_until: Time,
+    pub id: LinkId,
     /// A `LinkDone` event is scheduled at `busy_until`: packets wait in the queue (not
     /// for plain-FIFO links, which need none).
     pub done_pending: bool,
@@ -73,8 +70,33 @@ pub struct Link {
     /// empty answer (RED's `q_time`); the question is now put off until the next arrival.
     pub idle_unseen: bool,
     pub monitor: bool,
+    /// End of the current (or last) transmission: the transmitter is free from then on.
+    /// The packet being serialised is not kept: its arrival at the far end is scheduled
+    /// when its transmission starts.
+    pub busy_until: Time,
+    pub delay: Time,
+    pub loss: Option<Box<LossModel>>,
+    pub backlog: Backlog,
     pub stats: LinkStats,
+    pub queue: Box<dyn Queue>,
+    pub rate_bps: u64,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub name: String,
 }
+
+impl Link {
+    /// How many bytes from its start a link's per-packet fields take (through the
+    /// transmission counters in `stats`).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Link, stats) + 16;
+}
+
+// The per-packet fields stay within three cache lines, ahead of the cold ones.
+const _: () = {
+    assert!(Link::HOT_BYTES <= 3 * 64);
+    assert!(std::mem::align_of::<Link>() == 64);
+    assert!(std::mem::offset_of!(Link, queue) >= Link::HOT_BYTES);
+};
 
 impl Link {
     /// Packets waiting (not counting the one being serialised); for a plain-FIFO link,

@@ -1,10 +1,11 @@
 //! Simulation kernel: time, the event scheduler and random streams.
 
 mod heap;
+pub mod prefetch;
 pub mod rng;
 pub mod scheduler;
 pub mod time;
 
 pub use rng::RngStream;
-pub use scheduler::Scheduler;
+pub use scheduler::{Ahead, Scheduler};
 pub use time::Time;

@@ -8,7 +8,7 @@ use crate::config::{FlowKind, LossApplies, LossSpec, Scenario};
 use crate::net::loss::GilbertElliott;
 use crate::net::routing::Router;
 use crate::net::topology::{expand, DirectedLink};
-use crate::net::{DropCounts, Link, LossModel, LossProcess, LossTarget};
+use crate::net::{DropCounts, Link, LinkId, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
 use crate::record::stream::SeriesBuffer;
 use crate::sim::{RngStream, Scheduler, Time};
@@ -73,7 +73,7 @@ impl World {
                 fifo: queue.plain_fifo(),
                 queue,
                 backlog: Default::default(),
-                loss: build_loss(l, seed),
+                loss: build_loss(l, seed).map(Box::new),
                 busy_until: Time::ZERO,
                 done_pending: false,
                 idle_unseen: false,
@@ -179,13 +179,12 @@ impl World {
             sched.schedule(measure[0], Event::MeasureStart);
         }
         let n_links = links.len();
-        let mut routes = super::routes::Routes::default();
-        for f in &flows {
-            routes.add(&f.fwd, &f.rev);
-        }
-        for u in &udp_flows {
-            routes.add(&u.fwd, &[]);
-        }
+        let all_routes: Vec<(&[LinkId], &[LinkId])> =
+            (flows.iter().map(|f| (&f.fwd[..], &f.rev[..])))
+                .chain(udp_flows.iter().map(|u| (&u.fwd[..], &[][..])))
+                .collect();
+        let routes = super::routes::Routes::new(&all_routes);
+        let prefetch = super::prefetch::Prefetch::new(n_links, flows.len());
         Ok(World {
             now: Time::ZERO,
             sched,
@@ -205,6 +204,7 @@ impl World {
             arrival_lanes: super::lanes::ArrivalLanes::new(n_links),
             series: SeriesBuffer::in_memory(),
             event_log: s.simulation.event_log,
+            prefetch,
             cc_vars: Vec::new(),
             traces: super::trace::Traces::requested(taps),
         })

@@ -69,6 +69,14 @@ impl ArrivalLanes {
         self.learn(link, p)
     }
 
+    /// Prefetches the cache of `link` ([`crate::sim::prefetch`]).
+    #[inline(always)]
+    pub fn prefetch(&self, link: u32) {
+        if let Some(r) = self.recent.get(link as usize) {
+            crate::sim::prefetch::prefetch(r);
+        }
+    }
+
     /// A size not among the link's latest two: computes and remembers it.
     #[cold]
     #[inline(never)]

@@ -8,6 +8,7 @@ mod accounting;
 mod build;
 mod drop_log;
 mod lanes;
+mod prefetch;
 mod records;
 mod routes;
 mod trace;
@@ -112,6 +113,7 @@ pub struct World {
     series: SeriesBuffer,
     /// Whether the scenario keeps the per-event log (its rows go to `series`).
     event_log: bool,
+    prefetch: prefetch::Prefetch,
     cc_vars: Vec<(&'static str, f64)>,
     traces: trace::Traces,
 }
@@ -183,7 +185,13 @@ impl World {
     /// Processes every event up to and including `t` (at most the end of the run).
     pub fn advance_to(&mut self, t: Time) {
         let t = t.min(self.end);
-        while let Some((at, ev)) = self.sched.pop_until(t) {
+        while let Some((at, ev)) = self.sched.pop_until_with(
+            t,
+            self.prefetch.enabled.then_some(|ev: &Event, ahead| {
+                let (routes, links, flows) = (&self.routes, &self.links, &self.flows);
+                prefetch::state_of(ev, ahead, routes, links, flows, &self.arrival_lanes)
+            }),
+        ) {
             self.now = at;
             self.dispatch(ev);
         }
