@@ -90,7 +90,9 @@ def build(ns3: bool) -> None:
         check=True,
     )
     if ns3:
-        subprocess.run([str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL
+        )
 
 
 def build_baseline(rev: str) -> Path:
