@@ -35,8 +35,8 @@ reproduce-quick: build
 lint: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests
-	$(BIN)/ruff format --check python tests
+	$(BIN)/ruff check python tests bench
+	$(BIN)/ruff format --check python tests bench
 
 rust-test: system-deps
 	cargo test --workspace
