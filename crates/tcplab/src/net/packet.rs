@@ -30,10 +30,16 @@ impl PacketKind {
 
 /// One packet on the wire. Sequence numbers count packets (as NS-2's one-way TCP does);
 /// byte sequence numbers for traces are `seq * mss`.
+///
+/// 48 bytes without padding (checked below): a scheduler lane entry (time, sequence,
+/// event) is then one 64-byte cache line, and copies of it are whole 16-byte moves
+/// rather than pieces around padding, which the CPU cannot forward from store to load.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Packet {
-    /// Unique per run, in order of creation.
-    pub uid: u64,
+    /// Numbered in order of creation, modulo 2^32: unique among the packets that can
+    /// meet (an 802.11 receiver compares it with the previous frame of the same sender
+    /// to discard duplicates; pcap traces use its low 16 bits as the IP ID).
+    pub uid: u32,
     pub flow: FlowId,
     pub kind: PacketKind,
     pub src: NodeId,
@@ -55,6 +61,8 @@ pub struct Packet {
     /// Ack: the receiver's advertised window, in packets.
     pub rwnd: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 48);
 
 impl Packet {
     pub fn is_data(&self) -> bool {

@@ -7,5 +7,5 @@ pub mod scheduler;
 pub mod time;
 
 pub use rng::RngStream;
-pub use scheduler::{Ahead, Scheduler};
+pub use scheduler::{Ahead, Due, Scheduler};
 pub use time::Time;

@@ -70,6 +70,20 @@ enum Source {
     Timers,
 }
 
+/// The next event, found by [`Scheduler::due`] and removed by [`Scheduler::take`].
+#[derive(Clone, Copy)]
+pub struct Due {
+    source: Source,
+    key: Key,
+}
+
+impl Due {
+    /// When the event is due.
+    pub fn at(&self) -> Time {
+        self.key.at
+    }
+}
+
 /// A deterministic discrete-event scheduler.
 pub struct Scheduler<E> {
     /// The head of every non-empty lane; a key's slot is the lane number.
@@ -212,13 +226,19 @@ impl<E> Scheduler<E> {
     }
 
     /// Removes and returns the earliest event, if any.
-    pub fn pop(&mut self) -> Option<(Time, E)> {
+    pub fn pop(&mut self) -> Option<(Time, E)>
+    where
+        E: Copy,
+    {
         self.pop_until(Time::MAX)
     }
 
     /// Removes and returns the earliest event if it is due at or before `limit`.
     #[inline]
-    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)> {
+    pub fn pop_until(&mut self, limit: Time) -> Option<(Time, E)>
+    where
+        E: Copy,
+    {
         self.pop_until_with(limit, None::<fn(&E, Ahead)>)
     }
 
@@ -230,13 +250,36 @@ impl<E> Scheduler<E> {
         &mut self,
         limit: Time,
         ahead: Option<impl FnMut(&E, Ahead)>,
-    ) -> Option<(Time, E)> {
-        let (source, top) = self.next();
-        if top.at > limit || top.is_pad() {
-            return None;
-        }
+    ) -> Option<(Time, E)>
+    where
+        E: Copy,
+    {
+        let due = self.due(limit)?;
+        Some((due.at(), self.take(due, ahead)))
+    }
+
+    /// The next event if it is due at or before `limit`, without removing it: with
+    /// [`Scheduler::take`], a pop that hands the event over as a plain value. (An event
+    /// returned inside an `Option` compiled to piecewise copies around the niche of its
+    /// tag, which the CPU cannot forward from store to load: about a tenth of the event
+    /// loop's time.)
+    #[inline(always)]
+    pub fn due(&self, limit: Time) -> Option<Due> {
+        let (source, key) = self.next();
+        (key.at <= limit && !key.is_pad()).then_some(Due { source, key })
+    }
+
+    /// Removes and returns the event that [`Scheduler::due`] found (nothing may be
+    /// scheduled between the two calls), showing `ahead` (if any) two events that wait a
+    /// few places behind it in its lane, for prefetching.
+    #[inline(always)]
+    pub fn take(&mut self, due: Due, ahead: Option<impl FnMut(&E, Ahead)>) -> E
+    where
+        E: Copy,
+    {
+        let top = due.key;
         self.popped += 1;
-        match source {
+        match due.source {
             Source::Lane => {
                 let lane = &mut self.lanes[top.slot as usize];
                 if let Some(ahead) = lane.events.get(PREFETCH_AHEAD) {
@@ -250,7 +293,9 @@ impl<E> Scheduler<E> {
                         ahead(event, Ahead::Near);
                     }
                 }
-                let (at, _, event) = lane.events.pop_front().expect("a lane head has an event");
+                // Copied out by reference, then popped, for the same reason as above.
+                let &(_, _, event) = lane.events.front().expect("a lane head has an event");
+                lane.events.pop_front();
                 match lane.events.front() {
                     // The lane's next event takes the root's place: one sift instead of two.
                     Some(&(next_at, next_seq, _)) => self.lane_heads.replace_top(Key {
@@ -260,10 +305,10 @@ impl<E> Scheduler<E> {
                     }),
                     None => self.lane_heads.remove_top(),
                 }
-                Some((at, event))
+                event
             }
             Source::Events | Source::Timers => {
-                if source == Source::Events {
+                if due.source == Source::Events {
                     self.events.remove_top();
                 } else {
                     self.timers.remove_top();
@@ -272,7 +317,7 @@ impl<E> Scheduler<E> {
                     .take()
                     .expect("slot holds an event");
                 self.free.push(top.slot);
-                Some((top.at, event))
+                event
             }
         }
     }

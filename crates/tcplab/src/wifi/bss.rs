@@ -260,7 +260,7 @@ struct Iface {
     timeout: Option<DeferredTimeout>,
     /// Uid of the last data frame received from each interface (duplicate detection with
     /// the sequence-number cache of 9.2.9).
-    last_uid_from: Vec<u64>,
+    last_uid_from: Vec<Option<u32>>,
     stats: IfaceStats,
 }
 
@@ -355,7 +355,7 @@ impl Bss {
                 response: None,
                 timeout_gen: 0,
                 timeout: None,
-                last_uid_from: vec![u64::MAX; n],
+                last_uid_from: vec![None; n],
                 stats: IfaceStats::default(),
             })
             .collect();
@@ -722,7 +722,7 @@ impl Bss {
             t.rts_time(),
             nav,
             t.basic_rate,
-            u64::MAX,
+            u32::MAX,
         );
     }
 
@@ -758,7 +758,7 @@ impl Bss {
         duration: Time,
         nav: Time,
         rate: OfdmRate,
-        uid: u64,
+        uid: u32,
     ) {
         // The countdowns this carrier stops: those of the sender and of every idle
         // interface that senses it.
@@ -869,10 +869,10 @@ impl Bss {
             FrameKind::Data => {
                 let src = frame.src;
                 let rx = &mut self.ifaces[x as usize];
-                if rx.last_uid_from[src as usize] == frame.uid {
+                if rx.last_uid_from[src as usize] == Some(frame.uid) {
                     rx.stats.duplicates += 1;
                 } else {
-                    rx.last_uid_from[src as usize] = frame.uid;
+                    rx.last_uid_from[src as usize] = Some(frame.uid);
                     let sender = &mut self.ifaces[src as usize];
                     if let Some(h) = sender.hol.as_mut().filter(|h| h.packet.uid == frame.uid) {
                         h.delivered = true;
@@ -965,7 +965,7 @@ impl Bss {
                 t.ack_time(),
                 Time::ZERO,
                 t.basic_rate,
-                u64::MAX,
+                u32::MAX,
             ),
             Response::Cts { to, nav } => self.transmit(
                 now,
@@ -975,7 +975,7 @@ impl Bss {
                 t.cts_time(),
                 nav,
                 t.basic_rate,
-                u64::MAX,
+                u32::MAX,
             ),
             Response::Data => self.send_data(now, x),
         }

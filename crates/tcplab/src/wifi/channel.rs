@@ -33,7 +33,7 @@ pub struct AirFrame {
     pub nav: Time,
     pub rate: OfdmRate,
     /// Uid of the packet a data frame carries (duplicate detection at the receiver).
-    pub uid: u64,
+    pub uid: u32,
     /// Whether another frame was on the air at some point during this one.
     pub overlapped: bool,
 }
@@ -176,7 +176,7 @@ impl Channel {
         duration: Time,
         nav: Time,
         rate: OfdmRate,
-        uid: u64,
+        uid: u32,
     ) -> AirFrame {
         let id = self.next_id;
         self.next_id += 1;
@@ -373,7 +373,7 @@ mod tests {
         dst: IfaceId,
         duration: Time,
         nav: Time,
-        uid: u64,
+        uid: u32,
     ) -> AirFrame {
         ch.start(at, FrameKind::Data, src, dst, duration, nav, rate(), uid)
     }
@@ -385,7 +385,7 @@ mod tests {
         src: IfaceId,
         dst: IfaceId,
         duration: Time,
-        uid: u64,
+        uid: u32,
     ) -> AirFrame {
         data_nav(ch, at, src, dst, duration, Time(0), uid)
     }

@@ -13,7 +13,7 @@ pub struct Harness {
     pub bss: Bss,
     sched: Scheduler<WifiTimer>,
     pub now: Time,
-    next_uid: u64,
+    next_uid: u32,
     events: Vec<MacEvent>,
 }
 
@@ -64,7 +64,7 @@ impl Harness {
 
     /// A UDP datagram of `size` bytes from interface `from` to the node of `to`.
     pub fn datagram(&mut self, from: IfaceId, to: IfaceId, size: u32) -> Packet {
-        self.next_uid += 1;
+        self.next_uid = self.next_uid.wrapping_add(1);
         Packet {
             uid: self.next_uid,
             flow: from as u32,

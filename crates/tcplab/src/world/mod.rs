@@ -100,7 +100,7 @@ pub struct World {
     sample_interval: Time,
     measure: [Time; 2],
     seed: u64,
-    next_uid: u64,
+    next_uid: u32,
     packets_delivered: u64,
     /// Per link: bytes of the transmissions that end by the start of the measurement window.
     link_bytes_at_measure_start: Vec<u64>,
@@ -185,14 +185,15 @@ impl World {
     /// Processes every event up to and including `t` (at most the end of the run).
     pub fn advance_to(&mut self, t: Time) {
         let t = t.min(self.end);
-        while let Some((at, ev)) = self.sched.pop_until_with(
-            t,
-            self.prefetch.enabled.then_some(|ev: &Event, ahead| {
-                let (routes, links, flows) = (&self.routes, &self.links, &self.flows);
-                prefetch::state_of(ev, ahead, routes, links, flows, &self.arrival_lanes)
-            }),
-        ) {
-            self.now = at;
+        while let Some(due) = self.sched.due(t) {
+            let ev = self.sched.take(
+                due,
+                self.prefetch.enabled.then_some(|ev: &Event, ahead| {
+                    let (routes, links, flows) = (&self.routes, &self.links, &self.flows);
+                    prefetch::state_of(ev, ahead, routes, links, flows, &self.arrival_lanes)
+                }),
+            );
+            self.now = due.at();
             self.dispatch(ev);
         }
         self.now = t;
@@ -255,7 +256,11 @@ impl World {
         let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
         for p in out.drain(..) {
             self.flows[f as usize].data_sent += 1;
-            self.inject(p, self.flows[f as usize].fwd[0]);
+            let first = self
+                .routes
+                .hop(f, PacketKind::Data, 0)
+                .expect("a TCP route");
+            self.inject(p, first);
         }
         self.flows[f as usize].sender.outbox = out;
     }
@@ -268,7 +273,8 @@ impl World {
         let mut out = std::mem::take(&mut self.flows[f as usize].receiver.outbox);
         for p in out.drain(..) {
             self.flows[f as usize].acks_sent += 1;
-            self.inject(p, self.flows[f as usize].rev[0]);
+            let first = self.routes.hop(f, PacketKind::Ack, 0).expect("a TCP route");
+            self.inject(p, first);
         }
         self.flows[f as usize].receiver.outbox = out;
     }
@@ -276,7 +282,7 @@ impl World {
     /// Puts a packet leaving an endpoint onto the first link of its path.
     fn inject(&mut self, mut p: Packet, first: LinkId) {
         p.uid = self.next_uid;
-        self.next_uid += 1;
+        self.next_uid = self.next_uid.wrapping_add(1);
         p.hop = 1;
         self.log_event("send", &p, first as i64, "");
         self.link_send(first, p);

@@ -4,16 +4,19 @@
 //! megabytes, and an event's processing used to load it one cache miss after another:
 //! the packet, the route table entry, the link or endpoint it reaches. The scheduler
 //! shows the loop the events a few places behind the one it pops in the same lane
-//! ([`Scheduler::pop_until_with`]); the loop prefetches the route table entry of the
-//! farther one and, once that entry is loaded, the state of the nearer one. In a small
+//! ([`Scheduler::take`]); the loop prefetches the route table entry of the
+//! farther one and, once that entry is loaded, the state of the nearer one. A packet
+//! at its endpoint is told by the small table of route lengths: for it the loop
+//! prefetches the sender or receiver, and then what that reaches through pointers and
+//! the first link of its reply (2-4 % less CPU time at 10000 flows). In a small
 //! world, whose state stays in the caches, the prefetches are only extra instructions,
 //! so they are made only above a size.
 //!
-//! [`Scheduler::pop_until_with`]: crate::sim::Scheduler::pop_until_with
+//! [`Scheduler::take`]: crate::sim::Scheduler::take
 
 use super::{lanes::ArrivalLanes, routes::Routes, Event, Flow};
 use crate::net::{Link, PacketKind};
-use crate::sim::prefetch::{prefetch, prefetch_head};
+use crate::sim::prefetch::{prefetch, prefetch_addr, prefetch_head};
 use crate::sim::Ahead;
 
 /// The size of per-flow and per-link state above which prefetching pays: about a
@@ -33,9 +36,14 @@ impl Prefetch {
     }
 }
 
-/// Asks the CPU to start loading what `ev`, an event popped soon, will touch: for the
-/// far event, the route table entry that says where its packet goes next; for the near
-/// one, the link it enters or the endpoint it reaches.
+/// Asks the CPU to start loading what `ev`, an event popped soon, will touch. A packet
+/// that goes on to another link: for the far event, the route table entry that says
+/// which link; for the near one, that link and its lane cache. A packet at its endpoint:
+/// for the far event, the sender (ACK) or receiver (data), the flow's counters and the
+/// route entry of the reply's first link; for the near one, what the endpoint reaches
+/// through pointers ([`TcpSender::prefetch_buffers`]) and the reply's first link.
+///
+/// [`TcpSender::prefetch_buffers`]: crate::tcp::sender::TcpSender::prefetch_buffers
 #[inline(always)]
 pub(super) fn state_of(
     ev: &Event,
@@ -48,23 +56,56 @@ pub(super) fn state_of(
     let Event::Arrive(p) = ev else {
         return;
     };
-    if ahead == Ahead::Far {
-        return routes.prefetch_next(p);
-    }
-    match routes.next(p) {
-        Some(l) => {
-            if let Some(link) = links.get(l as usize) {
-                prefetch_head(link, Link::HOT_BYTES);
-                lanes.prefetch(l);
-            }
-        }
-        None => {
-            if let Some(flow) = flows.get(p.flow as usize) {
-                match p.kind {
-                    PacketKind::Ack => prefetch(&flow.sender),
-                    _ => prefetch(&flow.receiver),
+    if !routes.at_end(p) {
+        match ahead {
+            Ahead::Far => routes.prefetch_next(p),
+            Ahead::Near => {
+                if let Some(l) = routes.next(p) {
+                    link_of_next_send(l, links, lanes);
                 }
             }
         }
+        return;
+    }
+    let Some(flow) = flows.get(p.flow as usize) else {
+        return; // a UDP flow
+    };
+    // An ACK makes the sender send data, a data segment makes the receiver send an ACK.
+    let reply = match p.kind {
+        PacketKind::Ack => PacketKind::Data,
+        _ => PacketKind::Ack,
+    };
+    match (ahead, p.kind) {
+        (Ahead::Far, PacketKind::Ack) => {
+            prefetch(&flow.sender);
+            prefetch_addr(&flow.acks_arrived as *const u64 as *const u8);
+            prefetch_addr(&flow.data_sent as *const u64 as *const u8);
+            prefetch(&flow.drop_log);
+            routes.prefetch_hop(p.flow, reply, 0);
+        }
+        (Ahead::Far, _) => {
+            prefetch(&flow.receiver);
+            prefetch_addr(&flow.data_arrived as *const u64 as *const u8);
+            prefetch_addr(&flow.acks_sent as *const u64 as *const u8);
+            routes.prefetch_hop(p.flow, reply, 0);
+        }
+        (Ahead::Near, kind) => {
+            match kind {
+                PacketKind::Ack => flow.sender.prefetch_buffers(),
+                _ => flow.receiver.prefetch_buffers(),
+            }
+            if let Some(l) = routes.hop(p.flow, reply, 0) {
+                link_of_next_send(l, links, lanes);
+            }
+        }
+    }
+}
+
+/// The part of link `l` that a packet entering it touches, and its lane cache.
+#[inline(always)]
+fn link_of_next_send(l: u32, links: &[Link], lanes: &ArrivalLanes) {
+    if let Some(link) = links.get(l as usize) {
+        prefetch_head(link, Link::HOT_BYTES);
+        lanes.prefetch(l);
     }
 }

@@ -19,6 +19,10 @@ pub(super) struct Routes {
     /// (ACKs), each in a slot of `stride` entries ending with `END`.
     links: Vec<LinkId>,
     stride: usize,
+    /// The length of each route, in the order of the slots: small enough to stay cached
+    /// (one byte per route), so the event loop can tell a packet's last hop without
+    /// loading its route slot.
+    lengths: Vec<u8>,
 }
 
 impl Routes {
@@ -37,15 +41,29 @@ impl Routes {
         {
             slot[..route.len()].copy_from_slice(route);
         }
-        Routes { links, stride }
+        let lengths = routes
+            .iter()
+            .flat_map(|&(f, r)| [f.len(), r.len()])
+            .map(|n| n.min(u8::MAX as usize) as u8)
+            .collect();
+        Routes {
+            links,
+            stride,
+            lengths,
+        }
+    }
+
+    /// Which route packets of `kind` of flow `flow` take (its slot number).
+    #[inline(always)]
+    fn route(flow: FlowId, kind: PacketKind) -> usize {
+        2 * flow as usize + (kind == PacketKind::Ack) as usize
     }
 
     /// Where hop `hop` (0 = the first link) of the route that packets of `kind` of
     /// flow `flow` take is stored.
     #[inline(always)]
     fn index(&self, flow: FlowId, kind: PacketKind, hop: u16) -> usize {
-        let route = 2 * flow as usize + (kind == PacketKind::Ack) as usize;
-        route * self.stride + hop as usize
+        Self::route(flow, kind) * self.stride + hop as usize
     }
 
     /// Hop `hop` (0 = the first link) of the route that packets of `kind` of flow `flow`
@@ -62,12 +80,29 @@ impl Routes {
         self.hop(p.flow, p.kind, p.hop)
     }
 
+    /// Whether `p` has crossed the last link of its route (its next stop is its
+    /// endpoint), read from the small table of route lengths. A route longer than 254
+    /// links is never taken for ended (a hint only: [`Routes::next`] decides).
+    #[inline(always)]
+    pub fn at_end(&self, p: &Packet) -> bool {
+        self.lengths
+            .get(Self::route(p.flow, p.kind))
+            .is_some_and(|&n| n < u8::MAX && p.hop == n as u16)
+    }
+
+    /// Prefetches where hop `hop` of the route that packets of `kind` of flow `flow`
+    /// take is stored ([`crate::sim::prefetch`]).
+    #[inline(always)]
+    pub fn prefetch_hop(&self, flow: FlowId, kind: PacketKind, hop: u16) {
+        if let Some(l) = self.links.get(self.index(flow, kind, hop)) {
+            crate::sim::prefetch::prefetch(l);
+        }
+    }
+
     /// Prefetches where the next link of `p` is stored ([`crate::sim::prefetch`]).
     #[inline(always)]
     pub fn prefetch_next(&self, p: &Packet) {
-        if let Some(l) = self.links.get(self.index(p.flow, p.kind, p.hop)) {
-            crate::sim::prefetch::prefetch(l);
-        }
+        self.prefetch_hop(p.flow, p.kind, p.hop)
     }
 }
 
@@ -90,7 +125,12 @@ mod tests {
         p.flow = 1;
         p.kind = PacketKind::Datagram;
         assert_eq!(routes.next(&p), Some(7));
+        p.hop = 1;
+        assert!(routes.at_end(&p) && routes.next(&p).is_none());
+        p.hop = 0;
+        assert!(!routes.at_end(&p));
         p.flow = 2;
         assert_eq!(routes.next(&p), None, "no such flow");
+        assert!(!routes.at_end(&p), "no such flow");
     }
 }
