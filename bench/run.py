@@ -557,27 +557,62 @@ def fit_line(xs: list[float], ys: list[float]) -> tuple[float, float, float]:
     return a, b, dev
 
 
-def scaling_point(name: str, text: str, runs: int) -> dict:
-    """The best of ``runs`` tcplab runs of one scaling scenario (written to a file ``name``)."""
+def scaling_point(name: str, text: str, runs: int, instructions: bool = False) -> dict:
+    """The best of ``runs`` tcplab runs of one scaling scenario (written to a file ``name``),
+    with the instructions one run executes if ``instructions``."""
     path = str(scenario_file(name, text))
-    return best_of([measure_rusage([str(TCPLAB_BIN), path]) for _ in range(runs)])
+    best = best_of([measure_rusage([str(TCPLAB_BIN), path]) for _ in range(runs)])
+    if instructions:
+        best["instructions"] = count_instructions([str(TCPLAB_BIN), path])
+    return best
+
+
+def count_instructions(cmd: list[str]) -> int:
+    """Instructions `cmd` executes, counted by valgrind's cachegrind without its cache
+    simulation (hardware counters are not available in this VM). Unlike time, the count
+    does not depend on the caches: it tells work from memory stalls."""
+    proc = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", *cmd],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    for line in proc.stderr.splitlines():
+        if "I" in line and "refs:" in line:
+            return int(line.split("refs:")[1].strip().replace(",", ""))
+    raise RuntimeError(f"no instruction count in valgrind's output: {proc.stderr[-500:]}")
+
+
+def parse_flows_list(text: str) -> list[int]:
+    """The --flows-list value: positive flow counts, comma-separated."""
+    try:
+        flows = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise SystemExit(f"--flows-list: {text!r} is not a comma-separated list of integers") from None
+    if not flows or any(n < 1 for n in flows):
+        raise SystemExit(f"--flows-list: {text!r}: every flow count must be at least 1")
+    return flows
 
 
 def run_scaling(args) -> dict:
     """tcplab alone: time and memory against flows and against simulated duration."""
     out = {}
     print("\n== scaling with the number of flows (10 Mb/s, 20 packets of buffer per flow) ==")
-    flows_list = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
+    flows_list = [10, 100, 1000] if args.quick else parse_flows_list(args.flows_list)
     dur = 0.5 if args.quick else args.flows_duration
+    instructions = not args.no_instructions and shutil.which("valgrind") is not None
+    if not instructions:
+        print("  (instruction counts off: --no-instructions, or valgrind is not installed)")
     rows = []
     for n in flows_list:
         text = dumbbell_toml(n, n * 10e6, 0.010, 20 * n, dur)
-        r = scaling_point(f"flows_{n}", text, args.scaling_runs)
+        r = scaling_point(f"flows_{n}", text, args.scaling_runs, instructions)
         r["flows"] = n
         rows.append(r)
+        count = f"  instructions {r['instructions']:>16,}" if instructions else ""
         print(
             f"  {n:>6} flows: wall {r['wall_s']:8.2f} s  cpu {r['cpu_s']:8.2f} s  "
-            f"peak {r['peak_rss_mib']:8.1f} MiB  packets {r['packets_delivered']:>12,}",
+            f"peak {r['peak_rss_mib']:8.1f} MiB  packets {r['packets_delivered']:>12,}{count}",
             flush=True,
         )
     out["flows"] = {"duration_s": dur, "rows": rows}
@@ -612,22 +647,27 @@ def analyse_scaling(out: dict) -> None:
     n = [r["flows"] for r in rows]
     print("\n  flows: per packet delivered")
     for r in rows:
+        per_packet = r["packets_delivered"]
+        instr = f"{r['instructions'] / per_packet:6.0f} instructions, " if "instructions" in r else ""
         print(
-            f"  {r['flows']:>6} flows: {r['events'] / r['packets_delivered']:.2f} events, "
-            f"{r['cpu_s'] / r['packets_delivered'] * 1e9:6.0f} ns cpu, "
-            f"{r['wall_s'] / r['packets_delivered'] * 1e9:6.0f} ns wall, "
+            f"  {r['flows']:>6} flows: {r['events'] / per_packet:.2f} events, {instr}"
+            f"{r['cpu_s'] / per_packet * 1e9:6.0f} ns cpu, "
+            f"{r['wall_s'] / per_packet * 1e9:6.0f} ns wall, "
             f"{r['peak_rss_mib'] * 1024 / r['flows']:6.1f} KiB peak memory per flow"
         )
     big = [r for r in rows if r["flows"] >= 100]
+    measures = [
+        ("cpu", "cpu_s"),
+        ("wall", "wall_s"),
+        ("memory", "peak_rss_mib"),
+        ("packets", "packets_delivered"),
+        ("events", "events"),
+    ]
+    if all("instructions" in r for r in big):
+        measures.append(("instructions", "instructions"))
     exps = {
         f"{what}_vs_flows": fit_exponent([r["flows"] for r in big], [r[key] for r in big])
-        for what, key in (
-            ("cpu", "cpu_s"),
-            ("wall", "wall_s"),
-            ("memory", "peak_rss_mib"),
-            ("packets", "packets_delivered"),
-            ("events", "events"),
-        )
+        for what, key in measures
     }
     ma, mb, mdev = fit_line(n, [r["peak_rss_mib"] for r in rows])
     print(
@@ -670,7 +710,7 @@ def plot_scaling(out: dict) -> None:
     PLOTS.mkdir(parents=True, exist_ok=True)
     rows = out["flows"]["rows"]
     n = [r["flows"] for r in rows]
-    fig, ax = plt.subplots(1, 2, figsize=(10, 4))
+    fig, ax = plt.subplots(1, 3, figsize=(15, 4))
     for a, key, unit in ((ax[0], "cpu_s", "time (s)"), (ax[1], "peak_rss_mib", "peak memory (MiB)")):
         y = [r[key] for r in rows]
         a.loglog(n, y, "o-", label="tcplab, CPU time" if key == "cpu_s" else "tcplab")
@@ -682,6 +722,7 @@ def plot_scaling(out: dict) -> None:
         a.set_ylabel(unit)
         a.grid(True, which="both", alpha=0.3)
         a.legend()
+    plot_cost_per_packet(ax[2], rows)
     e = out["flows"]["exponents"]
     fig.suptitle(
         f"Scaling with flows, {out['flows']['duration_s']} s simulated "
@@ -709,6 +750,33 @@ def plot_scaling(out: dict) -> None:
     fig.savefig(PLOTS / "scaling_duration.png", dpi=110)
     plt.close(fig)
     print(f"  plots: {PLOTS / 'scaling_flows.png'}, {PLOTS / 'scaling_duration.png'}")
+
+
+def plot_cost_per_packet(a, rows: list[dict]) -> None:
+    """CPU time and instructions per packet delivered against flows: flat instructions
+    with rising time mean the same work, slowed by memory stalls."""
+    n = [r["flows"] for r in rows]
+    a.semilogx(n, [r["cpu_s"] / r["packets_delivered"] * 1e9 for r in rows], "o-", label="CPU ns")
+    a.set_xlabel("flows")
+    a.set_ylabel("CPU ns per packet delivered")
+    a.set_ylim(bottom=0)
+    a.grid(True, which="both", alpha=0.3)
+    handles, labels = a.get_legend_handles_labels()
+    if all("instructions" in r for r in rows):
+        b = a.twinx()
+        b.semilogx(
+            n,
+            [r["instructions"] / r["packets_delivered"] for r in rows],
+            "s--",
+            color="tab:orange",
+            label="instructions (valgrind)",
+        )
+        b.set_ylabel("instructions per packet delivered")
+        b.set_ylim(bottom=0)
+        more_h, more_l = b.get_legend_handles_labels()
+        handles, labels = handles + more_h, labels + more_l
+    a.legend(handles, labels, loc="lower right")
+    a.set_title("cost per packet delivered")
 
 
 # ----------------------------------------------------------------------------- profile
@@ -776,6 +844,12 @@ def main() -> None:
     ap.add_argument("--ns3-runs", type=int, default=1, help="ns-3 runs per scenario (best of)")
     ap.add_argument("--scaling-runs", type=int, default=1, help="runs per scaling point")
     ap.add_argument("--flows-duration", type=float, default=2.0, help="simulated s per flow-sweep point")
+    ap.add_argument("--flows-list", default="10,100,1000,10000,30000", help="flow counts of the flow sweep")
+    ap.add_argument(
+        "--no-instructions",
+        action="store_true",
+        help="skip counting each flow-sweep point's instructions with valgrind",
+    )
     ap.add_argument("--nosack", default="a", help="scenarios also run in ns-3 with SACK off (e.g. 'a,b')")
     ap.add_argument("--scenarios", default="a,b,c,d", help="suite scenarios to run (e.g. 'd' or 'a,b')")
     ap.add_argument(
