@@ -197,6 +197,32 @@ def test_series_in_many_chunks_equal_one_table(tmp_path):
     pd.testing.assert_frame_equal(streamed.flows, fresh.flows)
 
 
+def test_loss_responses_stream_with_the_series(tmp_path):
+    """The loss table grows with the run too: streamed in chunks, it equals the in-memory one
+    (rows in the order the responses were made) and the returned Result keeps none of it."""
+    from tcplab import run
+    from tcplab.tables import SeriesFiles, read_table
+
+    doc = {
+        "simulation": {"duration": 20.0},
+        "topology": {
+            "kind": "dumbbell",
+            "pairs": 2,
+            "bottleneck": {"rate": "2Mbps", "delay": "10ms", "buffer": 8},
+        },
+        "flows": [{"src": "s0", "dst": "d0", "cc": "reno"}, {"src": "s1", "dst": "d1", "cc": "veno"}],
+    }
+    fresh = run(doc)
+    assert len(fresh.losses) > 20 and set(fresh.losses["flow"]) == {0, 1}
+    assert fresh.losses["time"].is_monotonic_increasing
+    with SeriesFiles(tmp_path, chunk_rows=5) as series:
+        streamed = run(doc, series_sink=series)
+    assert "losses" in series.paths and len(streamed.losses) == 0
+    got = read_table(series.paths["losses"]).to_pandas()
+    pd.testing.assert_frame_equal(got, fresh.losses)
+    pd.testing.assert_frame_equal(streamed.flows, fresh.flows)
+
+
 def test_a_failing_series_sink_fails_the_run(tmp_path):
     from tcplab import run
     from tcplab.errors import OutputError

@@ -35,7 +35,8 @@ def run_raw(
 ) -> dict[str, Any]:
     """Runs TOML text and returns the engine's column dicts (for executors and stores).
     ``out_dir`` receives the pcap traces the scenario asks for; with ``series_sink`` the
-    sampled series go there while the run goes on, and the returned ones are empty."""
+    tables of :data:`~tcplab.tables.SERIES_TABLES` (sampled series, event log, loss
+    responses) go there while the run goes on, and the returned ones are empty."""
     try:
         chunk_rows = series_sink.chunk_rows if series_sink else 1
         return _engine.run(
@@ -57,6 +58,7 @@ def run(
 ) -> Result:
     """Runs a scenario and returns its records as DataFrames. ``seed`` overrides the
     document's; ``out_dir`` is where pcap traces (``[[simulation.pcap]]``) are written.
-    ``series_sink`` (a :class:`~tcplab.tables.SeriesFiles`) takes the sampled series while
-    the run goes on, for runs too long to hold them; the Result's series are then empty."""
+    ``series_sink`` (a :class:`~tcplab.tables.SeriesFiles`) takes the sampled series, the
+    event log and the loss responses while the run goes on, for runs too long to hold them;
+    those tables of the Result are then empty."""
     return Result.from_engine(run_raw(as_scenario(scenario).to_toml(), seed, out_dir, series_sink))

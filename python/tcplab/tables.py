@@ -7,10 +7,10 @@ a stored one have the same columns and dtypes by construction.
 Stored runs hold each table as an Arrow IPC file (``<table>.arrow``, LZ4-compressed): it is
 written and read several times faster than Parquet and needs no pandas on the way in, which
 matters when a sweep stores thousands of runs. Encoding happens where the run was simulated
-(a pool or Ray worker), so the process that writes the store only moves bytes. The sampled
-series, which grow with the simulated duration, are not held in memory at all: the engine
-hands them to a :class:`SeriesFiles` in chunks while it runs, and the files it writes are
-moved into the store.
+(a pool or Ray worker), so the process that writes the store only moves bytes. The tables
+that grow with the simulated duration (the sampled series, the per-event log and the loss
+responses) are not held in memory at all: the engine hands them to a :class:`SeriesFiles`
+in chunks while it runs, and the files it writes are moved into the store.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ TABLES = (
     "events",
 )
 
-#: The sampled series and the per-event log: a run can stream these to files instead of
-#: keeping them.
-SERIES_TABLES = ("series", "queues", "cc_vars", "queue_vars", "ap_queue", "events")
+#: The tables that grow with the simulated duration (the sampled series, the per-event log
+#: and the loss responses): a run can stream these to files instead of keeping them.
+SERIES_TABLES = ("series", "queues", "cc_vars", "queue_vars", "ap_queue", "events", "losses")
 
 #: Tables whose ``link`` column gets a ``link_name`` beside it.
 _LINK_TABLES = ("queues", "queue_vars")

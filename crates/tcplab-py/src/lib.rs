@@ -62,7 +62,7 @@ fn drops_columns<'py>(
 }
 
 /// The streamable tables (`series`, `queues`, `cc_vars`, `queue_vars`, `ap_queue`,
-/// `events`) of a chunk or of a whole run, set into `out`.
+/// `events`, `losses`) of a chunk or of a whole run, set into `out`.
 fn series_to_py<'py>(
     py: Python<'py>,
     out: &Bound<'py, PyDict>,
@@ -124,6 +124,19 @@ fn series_to_py<'py>(
     set!(e, py, "retransmit", ev.retransmit);
     set!(e, py, "size", ev.size);
     out.set_item("events", e)?;
+
+    let lo = PyDict::new(py);
+    let le = chunk.losses;
+    set!(lo, py, "time", le.time);
+    set!(lo, py, "flow", le.flow);
+    set!(lo, py, "seq", le.seq);
+    lo.set_item("kind", le.kind)?;
+    set!(lo, py, "cwnd_before", le.cwnd_before);
+    set!(lo, py, "ssthresh_after", le.ssthresh_after);
+    lo.set_item("cc_label", le.cc_label)?;
+    set!(lo, py, "cc_value", le.cc_value);
+    lo.set_item("true_cause", le.true_cause)?;
+    out.set_item("losses", lo)?;
     Ok(())
 }
 
@@ -137,6 +150,7 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
         queue_vars: r.queue_vars,
         ap_queue: r.wifi.ap_queue,
         events: r.events.unwrap_or_default(),
+        losses: r.losses,
     };
     series_to_py(py, &out, series)?;
     if !event_log {
@@ -544,19 +558,6 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
         &ls.iter().map(|x| x.drops).collect::<Vec<_>>(),
     )?;
     out.set_item("links", l)?;
-
-    let lo = PyDict::new(py);
-    let le = r.losses;
-    set!(lo, py, "time", le.time);
-    set!(lo, py, "flow", le.flow);
-    set!(lo, py, "seq", le.seq);
-    lo.set_item("kind", le.kind)?;
-    set!(lo, py, "cwnd_before", le.cwnd_before);
-    set!(lo, py, "ssthresh_after", le.ssthresh_after);
-    lo.set_item("cc_label", le.cc_label)?;
-    set!(lo, py, "cc_value", le.cc_value);
-    lo.set_item("true_cause", le.true_cause)?;
-    out.set_item("losses", lo)?;
 
     Ok(out)
 }

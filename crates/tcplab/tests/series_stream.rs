@@ -1,6 +1,6 @@
-//! Streaming the sampled series and the event log to a sink (issue 8): the chunks put together are exactly
-//! the series a run keeps in memory, the run's other records do not change, and a sink's
-//! error fails the run.
+//! Streaming the sampled series, the event log and the loss responses to a sink (issue 8):
+//! the chunks put together are exactly the tables a run keeps in memory, the run's other
+//! records do not change, and a sink's error fails the run.
 
 use std::sync::{Arc, Mutex};
 use tcplab::record::{RunRecords, SeriesChunk, SeriesSink};
@@ -67,7 +67,13 @@ fn series_of(r: &RunRecords) -> SeriesChunk {
         queue_vars: r.queue_vars.clone(),
         ap_queue: r.wifi.ap_queue.clone(),
         events: r.events.clone().unwrap_or_default(),
+        losses: r.losses.clone(),
     }
+}
+
+/// Debug text, for equality: an unclassified loss's `cc_value` is NaN.
+fn text(chunk: &SeriesChunk) -> String {
+    format!("{chunk:?}")
 }
 
 fn streamed(doc: &str, chunk_rows: usize) -> (RunRecords, SeriesChunk, usize) {
@@ -87,13 +93,10 @@ fn streamed_chunks_are_the_in_memory_series() {
         assert!(expected.flow_series.time.len() >= 100);
         for chunk_rows in [1, 37, 1 << 20] {
             let (records, got, chunks) = streamed(doc, chunk_rows);
-            assert_eq!(got, expected, "chunk_rows = {chunk_rows}");
+            assert_eq!(text(&got), text(&expected), "chunk_rows = {chunk_rows}");
             assert_eq!(series_of(&records).rows(), 0, "streamed rows are not kept");
             assert_eq!(records.flows, in_memory.flows);
             assert_eq!(records.links, in_memory.links);
-            // (Debug text, because an unclassified loss's cc_value is NaN.)
-            let debug = |r: &RunRecords| format!("{:?}", r.losses);
-            assert_eq!(debug(&records), debug(&in_memory));
             assert_eq!(records.meta, in_memory.meta);
             if chunk_rows == 1 << 20 {
                 assert_eq!(
@@ -107,6 +110,10 @@ fn streamed_chunks_are_the_in_memory_series() {
     }
     let wired = series_of(&run_scenario(WIRED, None).unwrap());
     assert!(!wired.queue_series.time.is_empty() && !wired.queue_vars.time.is_empty());
+    assert!(
+        !wired.losses.time.is_empty(),
+        "the wired run has loss responses"
+    );
     assert!(!wired.cc_series.time.is_empty());
     assert!(!series_of(&run_scenario(WLAN, None).unwrap())
         .ap_queue

@@ -1,12 +1,13 @@
 //! Time series streamed out of a running simulation.
 //!
 //! Sampled series grow with the simulated duration (one row per flow, monitored link and
-//! algorithm variable per sample), and the per-event log much faster. A [`SeriesSink`]
-//! receives them in chunks while the run goes on, so a long run's memory stays flat; the
-//! store writes the chunks to disk.
+//! algorithm variable per sample), the per-event log much faster, and the loss table by
+//! one row per loss response (thousands per simulated second with thousands of flows). A
+//! [`SeriesSink`] receives them in chunks while the run goes on, so a long run's memory
+//! stays flat; the store writes the chunks to disk.
 
 use super::wifi::ApQueueSeries;
-use super::{CcSeries, EventLog, FlowSeries, QueueSeries, QueueVarSeries};
+use super::{CcSeries, EventLog, FlowSeries, LossEvents, QueueSeries, QueueVarSeries};
 
 /// Rows a chunk collects before it is handed to the sink, by default: a few MB of columns.
 pub const DEFAULT_CHUNK_ROWS: usize = 1 << 16;
@@ -21,6 +22,10 @@ pub struct SeriesChunk {
     pub ap_queue: ApQueueSeries,
     /// The per-event log (empty unless the scenario keeps one).
     pub events: EventLog,
+    /// The loss responses made since the last hand-over, each with its true cause: one
+    /// row per response, so they grow with the run (with thousands of flows, by megabytes
+    /// per simulated minute).
+    pub losses: LossEvents,
 }
 
 impl SeriesChunk {
@@ -32,6 +37,7 @@ impl SeriesChunk {
             + self.queue_vars.time.len()
             + self.ap_queue.time.len()
             + self.events.time.len()
+            + self.losses.time.len()
     }
 
     /// Appends another chunk's rows (a sink that collects everything, for tests).
@@ -47,6 +53,7 @@ impl SeriesChunk {
         append_columns!(queue_vars: time, link, name, value);
         append_columns!(ap_queue: time, bss, data, acks);
         append_columns!(events: time, event, flow, kind, seq, ack, link, cause, retransmit, size);
+        append_columns!(losses: time, flow, seq, kind, cwnd_before, ssthresh_after, cc_label, cc_value, true_cause);
     }
 }
 
@@ -81,14 +88,15 @@ impl SeriesBuffer {
         self.chunk_rows = chunk_rows.max(1);
     }
 
-    /// Hands the buffered rows over once a chunk is full (after every sample).
-    pub fn after_sample(&mut self) {
+    /// Hands the buffered rows over once a chunk is full (after every sample, and after
+    /// loss records).
+    pub fn after_rows(&mut self) {
         if self.rows.rows() >= self.chunk_rows {
             self.hand_over();
         }
     }
 
-    /// As [`after_sample`](Self::after_sample), after an event-log row (which come many
+    /// As [`after_rows`](Self::after_rows), after an event-log row (which come many
     /// per sample, or without any samples).
     pub fn after_event(&mut self) {
         if self.rows.events.time.len() >= self.chunk_rows {

@@ -77,6 +77,8 @@ pub struct TcpSender {
     timer: LazyTimer,
     started: bool,
     pub stats: SenderStats,
+    /// Loss responses made since the world last took them (it drains them after every
+    /// call, into the `losses` table).
     pub losses: Vec<LossRecord>,
     /// Packets to transmit, drained by the world after every call.
     pub outbox: Vec<Packet>,

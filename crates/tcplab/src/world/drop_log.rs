@@ -17,8 +17,6 @@ pub struct DropLog {
     drops: Vec<(Time, u32, DropCause)>,
     /// Length of `drops` after the last pruning.
     kept: usize,
-    /// The cause matched to each of the sender's loss records so far, in order.
-    causes: Vec<Option<DropCause>>,
 }
 
 impl DropLog {
@@ -26,28 +24,24 @@ impl DropLog {
         self.drops.push((at, seq, cause));
     }
 
-    /// Matches the sender's loss records (`losses`, all it made so far) that are new
-    /// since the last call, then forgets the drops that no later record can match, those
-    /// of segments below `snd_una` (when the log has doubled since it was last pruned).
-    pub fn match_new_losses(&mut self, losses: &[LossRecord], snd_una: u32) {
-        for rec in &losses[self.causes.len()..] {
-            let cause = self
-                .drops
-                .iter()
-                .rev()
-                .find(|&&(t, seq, _)| seq == rec.seq && t <= rec.time)
-                .map(|&(_, _, c)| c);
-            self.causes.push(cause);
-        }
+    /// The true cause of loss response `rec`, made now: the latest drop of its segment
+    /// at or before it (`None`: the segment was not dropped).
+    pub fn cause_of(&self, rec: &LossRecord) -> Option<DropCause> {
+        self.drops
+            .iter()
+            .rev()
+            .find(|&&(t, seq, _)| seq == rec.seq && t <= rec.time)
+            .map(|&(_, _, c)| c)
+    }
+
+    /// Forgets the drops that no later response can match, those of segments below
+    /// `snd_una` (when the log has doubled since it was last pruned). Call after matching
+    /// the responses made so far.
+    pub fn prune(&mut self, snd_una: u32) {
         if self.drops.len() >= 2 * self.kept + 64 {
             self.drops.retain(|&(_, seq, _)| seq >= snd_una);
             self.kept = self.drops.len();
         }
-    }
-
-    /// The cause matched to each loss record, in order (`None`: no drop found).
-    pub fn causes(&self) -> &[Option<DropCause>] {
-        &self.causes
     }
 }
 
@@ -76,7 +70,7 @@ mod tests {
             steps in proptest::collection::vec((0u32..3, 0u32..6, 0u8..3), 1..400)
         ) {
             let mut log = DropLog::default();
-            let (mut all_drops, mut losses) = (Vec::new(), Vec::new());
+            let (mut all_drops, mut losses, mut causes) = (Vec::new(), Vec::new(), Vec::new());
             let (mut now, mut una) = (0u64, 0u32);
             for &(advance, ahead, what) in &steps {
                 now += 1;
@@ -89,10 +83,14 @@ mod tests {
                         log.record(Time(now), seq, cause);
                         all_drops.push((Time(now), seq, cause));
                     }
-                    // A loss response about snd_una.
-                    _ => losses.push(loss(now, una)),
+                    // A loss response about snd_una, matched when it is made.
+                    _ => {
+                        let rec = loss(now, una);
+                        causes.push(log.cause_of(&rec));
+                        losses.push(rec);
+                    }
                 }
-                log.match_new_losses(&losses, una);
+                log.prune(una);
             }
             let at_the_end: Vec<Option<DropCause>> = losses
                 .iter()
@@ -104,7 +102,7 @@ mod tests {
                         .map(|&(_, _, c)| c)
                 })
                 .collect();
-            proptest::prop_assert_eq!(log.causes(), &at_the_end[..]);
+            proptest::prop_assert_eq!(causes, at_the_end);
         }
     }
 
@@ -113,7 +111,7 @@ mod tests {
         let mut log = DropLog::default();
         for seq in 0..1000 {
             log.record(Time(seq as u64), seq, DropCause::BufferOverflow);
-            log.match_new_losses(&[], seq);
+            log.prune(seq);
         }
         assert!(log.drops.len() < 100, "{} drops kept", log.drops.len());
     }

@@ -161,6 +161,9 @@ impl World {
     pub fn run(mut self) -> Result<RunRecords, RunError> {
         self.check_traces_opened()?;
         self.advance_to(self.end);
+        for f in 0..self.flows.len() as FlowId {
+            self.record_losses(f); // (every call that makes one is flushed; for safety)
+        }
         self.finish_traces()?;
         self.check_conservation()?;
         let series = std::mem::replace(&mut self.series, SeriesBuffer::in_memory())
@@ -246,10 +249,9 @@ impl World {
 
     /// Sends what the sender queued and schedules the timer it asked for.
     fn flush_sender(&mut self, f: FlowId) {
-        let flow = &mut self.flows[f as usize];
         // Before the packets go out: a drop of a retransmission is not its own cause.
-        let una = flow.sender.snd_una();
-        flow.drop_log.match_new_losses(&flow.sender.losses, una);
+        self.record_losses(f);
+        let flow = &mut self.flows[f as usize];
         if let Some(at) = flow.sender.take_timer_request() {
             self.sched.schedule_timer(at, Event::RtoTimer(f, at));
         }
@@ -263,6 +265,23 @@ impl World {
             self.inject(p, first);
         }
         self.flows[f as usize].sender.outbox = out;
+    }
+
+    /// Moves the loss responses the sender made since the last call into the `losses`
+    /// table (streamed with the series), each with its true cause from the drop log,
+    /// then prunes the log.
+    fn record_losses(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        if !flow.sender.losses.is_empty() {
+            let rows = &mut self.series.rows.losses;
+            for rec in flow.sender.losses.drain(..) {
+                let cause = flow.drop_log.cause_of(&rec);
+                records::push_loss(rows, f, &rec, cause);
+            }
+            self.series.after_rows();
+        }
+        let flow = &mut self.flows[f as usize];
+        flow.drop_log.prune(flow.sender.snd_una());
     }
 
     fn flush_receiver(&mut self, f: FlowId) {
@@ -540,7 +559,7 @@ impl World {
             }
         }
         self.wifi.sample(t, &mut self.series.rows.ap_queue);
-        self.series.after_sample();
+        self.series.after_rows();
         let next = self.now + self.sample_interval;
         if next <= self.end {
             self.schedule(next, Event::Sample);

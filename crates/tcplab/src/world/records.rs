@@ -2,8 +2,9 @@
 
 use super::World;
 use crate::cc::LossKind;
-use crate::net::DropCause;
+use crate::net::{DropCause, FlowId};
 use crate::record::{FlowRecord, LinkRecord, LossEvents, RunMeta, RunRecords, SeriesChunk};
+use crate::tcp::sender::LossRecord;
 
 fn loss_kind_name(k: LossKind) -> &'static str {
     match k {
@@ -12,6 +13,25 @@ fn loss_kind_name(k: LossKind) -> &'static str {
         LossKind::Timeout => "timeout",
         LossKind::AckLoss => "ack_loss",
     }
+}
+
+/// Appends loss response `rec` of flow `flow`, whose true cause is `cause`, to `rows`.
+pub(super) fn push_loss(
+    rows: &mut LossEvents,
+    flow: FlowId,
+    rec: &LossRecord,
+    cause: Option<DropCause>,
+) {
+    rows.time.push(rec.time.as_secs_f64());
+    rows.flow.push(flow);
+    rows.seq.push(rec.seq);
+    rows.kind.push(loss_kind_name(rec.kind));
+    rows.cwnd_before.push(rec.cwnd_before);
+    rows.ssthresh_after.push(rec.ssthresh_after);
+    rows.cc_label.push(rec.tag.map_or("", |t| t.label));
+    rows.cc_value.push(rec.tag.map_or(f64::NAN, |t| t.value));
+    // True cause: the latest drop of that segment before the response.
+    rows.true_cause.push(cause.map_or("none", DropCause::name));
 }
 
 impl World {
@@ -92,25 +112,6 @@ impl World {
             })
             .collect();
 
-        let mut losses = LossEvents::default();
-        for (i, f) in self.flows.iter_mut().enumerate() {
-            f.drop_log
-                .match_new_losses(&f.sender.losses, f.sender.snd_una());
-            for (rec, cause) in f.sender.losses.iter().zip(f.drop_log.causes()) {
-                // True cause: the latest drop of that segment before the response.
-                let cause = cause.map_or("none", DropCause::name);
-                losses.time.push(rec.time.as_secs_f64());
-                losses.flow.push(i as u32);
-                losses.seq.push(rec.seq);
-                losses.kind.push(loss_kind_name(rec.kind));
-                losses.cwnd_before.push(rec.cwnd_before);
-                losses.ssthresh_after.push(rec.ssthresh_after);
-                losses.cc_label.push(rec.tag.map_or("", |t| t.label));
-                losses.cc_value.push(rec.tag.map_or(f64::NAN, |t| t.value));
-                losses.true_cause.push(cause);
-            }
-        }
-
         RunRecords {
             meta: RunMeta {
                 seed: self.seed,
@@ -127,7 +128,7 @@ impl World {
             queue_series: series.queue_series,
             cc_series: series.cc_series,
             queue_vars: series.queue_vars,
-            losses,
+            losses: series.losses,
             traces: self.traces.take_records(),
             events: self.event_log.then_some(series.events),
             wifi: self.wifi.into_records(series.ap_queue),
