@@ -18,9 +18,9 @@ pub fn prefetch_addr(p: *const u8) {
     let _ = p;
 }
 
-/// Asks the CPU to start loading every cache line of `*r`: a value larger than a line
-/// (a 72-byte lane entry) straddles two, and prefetching its first byte alone leaves
-/// some lines unloaded.
+/// Asks the CPU to start loading every cache line of `*r`: a value of a line or more (a
+/// 64-byte lane entry, in a buffer aligned to 8 bytes) usually straddles two lines, and
+/// prefetching its first byte alone leaves some unloaded.
 #[inline(always)]
 pub fn prefetch<T>(r: &T) {
     let first = r as *const T as *const u8;
