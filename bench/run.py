@@ -745,7 +745,7 @@ def plot_scaling(out: dict) -> None:
         a.set_ylim(bottom=0)
         a.grid(True, alpha=0.3)
         a.legend()
-    fig.suptitle("Scaling with simulated duration")
+    fig.suptitle("Scaling with simulated duration (records kept in memory; sweeps stream series and losses)")
     fig.tight_layout()
     fig.savefig(PLOTS / "scaling_duration.png", dpi=110)
     plt.close(fig)
