@@ -5,25 +5,13 @@
 use tcplab::record::{jain_index, RunRecords};
 use tcplab::run_scenario;
 
-fn scenario(duration: f64, topology: &str, flows: &str, tcp: &str) -> String {
-    format!(
-        "[simulation]\nduration = {duration}\nmeasure = [{}, {duration}]\nsample_interval = 0.1\n\
-         [topology]\nkind = \"wlan\"\n{topology}\n{tcp}\n{flows}",
-        duration * 0.2
-    )
-}
+#[path = "../tests/common/wlan_doc.rs"]
+mod wlan_doc;
+use wlan_doc::{reno_flows as flows, wlan};
 
-fn flows(up: u32, down: u32) -> String {
-    let mut s = String::new();
-    for i in 0..up {
-        s += &format!("[[flows]]\nname = \"up{i}\"\nsrc = \"w{i}\"\ndst = \"h0\"\ncc = \"reno\"\n");
-    }
-    for i in up..up + down {
-        s += &format!(
-            "[[flows]]\nname = \"down{i}\"\nsrc = \"h0\"\ndst = \"w{i}\"\ncc = \"reno\"\n"
-        );
-    }
-    s
+/// A 004 WLAN run of `duration` seconds, the first fifth excluded from throughput.
+fn scenario(duration: f64, topology: &str, flows: &str, tcp: &str) -> String {
+    wlan(duration, duration * 0.2, topology, tcp, flows)
 }
 
 fn run(text: &str) -> RunRecords {

@@ -119,25 +119,9 @@ use tcplab::wifi::harness::{bss_with_stations, Harness};
 use tcplab::wifi::{MacEvent, AP};
 use tcplab::{parse_scenario, run_scenario};
 
-fn wlan(duration: f64, measure_from: f64, topology: &str, tcp: &str, flows: &str) -> String {
-    format!(
-        "[simulation]\nduration = {duration}\nmeasure = [{measure_from}, {duration}]\n\
-         sample_interval = 0.1\n[topology]\nkind = \"wlan\"\n{topology}\n{tcp}\n{flows}"
-    )
-}
-
-fn reno_flows(up: u32, down: u32) -> String {
-    let mut s = String::new();
-    for i in 0..up {
-        s += &format!("[[flows]]\nname = \"up{i}\"\nsrc = \"w{i}\"\ndst = \"h0\"\ncc = \"reno\"\n");
-    }
-    for i in up..up + down {
-        s += &format!(
-            "[[flows]]\nname = \"down{i}\"\nsrc = \"h0\"\ndst = \"w{i}\"\ncc = \"reno\"\n"
-        );
-    }
-    s
-}
+#[path = "common/wlan_doc.rs"]
+mod wlan_doc;
+use wlan_doc::{reno_flows, wlan};
 
 fn run(text: &str) -> RunRecords {
     run_scenario(text, None).unwrap_or_else(|e| panic!("{e}"))
