@@ -598,7 +598,7 @@ def run_scaling(args) -> dict:
     """tcplab alone: time and memory against flows and against simulated duration."""
     out = {}
     print("\n== scaling with the number of flows (10 Mb/s, 20 packets of buffer per flow) ==")
-    flows_list = [10, 100, 1000] if args.quick else parse_flows_list(args.flows_list)
+    flows_list = [10, 100, 1000] if args.quick else args.flows
     dur = 0.5 if args.quick else args.flows_duration
     instructions = not args.no_instructions and shutil.which("valgrind") is not None
     if not instructions:
@@ -861,6 +861,7 @@ def main() -> None:
         "--replot", metavar="RESULTS_JSON", help="only re-analyse and re-plot saved scaling results"
     )
     args = ap.parse_args()
+    args.flows = parse_flows_list(args.flows_list)  # bad input fails before anything runs
     bootstrap()
     if args.replot:
         saved = json.loads(Path(args.replot).read_text())["scaling"]
