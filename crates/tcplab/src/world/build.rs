@@ -87,6 +87,8 @@ impl World {
         let mut path = |from: usize, to: usize| router.path(&graph, from, to);
 
         let mut flows = Vec::new();
+        // Each flow's (forward, reverse) route, by flow id: kept only in the routes table.
+        let mut flow_routes: Vec<(Vec<LinkId>, Vec<LinkId>)> = Vec::new();
         let mut sched = Scheduler::new();
         for (i, spec) in s.flows.iter().enumerate() {
             if spec.kind != FlowKind::Tcp {
@@ -130,14 +132,13 @@ impl World {
                 let total = sender.total_segments().map(|n| (n, sender.last_payload()));
                 let receiver = TcpReceiver::new(id, dst as u32, src as u32, &cfg, total);
                 schedule_periods(&mut sched, &app, id);
+                flow_routes.push((fwd.clone(), rev.clone()));
                 flows.push(Flow {
                     name,
                     src_name: spec.src.clone(),
                     dst_name: spec.dst.clone(),
                     sender,
                     receiver,
-                    fwd: fwd.clone(),
-                    rev: rev.clone(),
                     start: app.start(),
                     data_drops: DropCounts::default(),
                     ack_drops: DropCounts::default(),
@@ -151,7 +152,7 @@ impl World {
             }
         }
 
-        let udp_flows =
+        let (udp_flows, udp_routes) =
             super::udp::build_udp_flows(s, &graph, &mut path, flows.len() as u32, &mut sched)?;
 
         let mut taps = Vec::new();
@@ -179,10 +180,10 @@ impl World {
             sched.schedule(measure[0], Event::MeasureStart);
         }
         let n_links = links.len();
-        let all_routes: Vec<(&[LinkId], &[LinkId])> =
-            (flows.iter().map(|f| (&f.fwd[..], &f.rev[..])))
-                .chain(udp_flows.iter().map(|u| (&u.fwd[..], &[][..])))
-                .collect();
+        let all_routes: Vec<(&[LinkId], &[LinkId])> = (flow_routes.iter())
+            .map(|(f, r)| (&f[..], &r[..]))
+            .chain(udp_routes.iter().map(|f| (&f[..], &[][..])))
+            .collect();
         let routes = super::routes::Routes::new(&all_routes);
         let prefetch = super::prefetch::Prefetch::new(n_links, flows.len());
         Ok(World {

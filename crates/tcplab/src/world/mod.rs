@@ -64,17 +64,14 @@ pub enum Event {
     Wifi(WifiTimer),
 }
 
-/// A TCP connection: sender, receiver and their routes.
+/// A TCP connection: its sender and receiver and their counters (its routes are kept in
+/// the world's routes table only).
 pub struct Flow {
     pub name: String,
     pub src_name: String,
     pub dst_name: String,
     pub sender: TcpSender,
     pub receiver: TcpReceiver,
-    /// Links from sender to receiver.
-    pub fwd: Vec<LinkId>,
-    /// Links from receiver to sender.
-    pub rev: Vec<LinkId>,
     pub start: Time,
     pub data_drops: DropCounts,
     pub ack_drops: DropCounts,
@@ -258,10 +255,7 @@ impl World {
         let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
         for p in out.drain(..) {
             self.flows[f as usize].data_sent += 1;
-            let first = self
-                .routes
-                .hop(f, PacketKind::Data, 0)
-                .expect("a TCP route");
+            let first = self.first_link(f, PacketKind::Data);
             self.inject(p, first);
         }
         self.flows[f as usize].sender.outbox = out;
@@ -292,13 +286,20 @@ impl World {
         let mut out = std::mem::take(&mut self.flows[f as usize].receiver.outbox);
         for p in out.drain(..) {
             self.flows[f as usize].acks_sent += 1;
-            let first = self.routes.hop(f, PacketKind::Ack, 0).expect("a TCP route");
+            let first = self.first_link(f, PacketKind::Ack);
             self.inject(p, first);
         }
         self.flows[f as usize].receiver.outbox = out;
     }
 
-    /// Puts a packet leaving an endpoint onto the first link of its path.
+    /// The first link of the route that packets of `kind` of flow `f` take (every flow's
+    /// routes were checked to exist when the world was built).
+    fn first_link(&self, f: FlowId, kind: PacketKind) -> LinkId {
+        let first = self.routes.hop(f, kind, 0);
+        first.expect("routes are checked when the world is built")
+    }
+
+    /// Puts a packet leaving an endpoint onto `first`, the first link of its path.
     fn inject(&mut self, mut p: Packet, first: LinkId) {
         p.uid = self.next_uid;
         self.next_uid = self.next_uid.wrapping_add(1);

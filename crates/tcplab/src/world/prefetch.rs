@@ -78,24 +78,26 @@ pub(super) fn state_of(
         PacketKind::Ack => PacketKind::Data,
         _ => PacketKind::Ack,
     };
+    let counter = |c: &u64| prefetch_addr(c as *const u64 as *const u8);
     match (ahead, p.kind) {
-        (Ahead::Far, PacketKind::Ack) => {
-            prefetch(&flow.sender);
-            prefetch_addr(&flow.acks_arrived as *const u64 as *const u8);
-            prefetch_addr(&flow.data_sent as *const u64 as *const u8);
-            prefetch(&flow.drop_log);
-            routes.prefetch_hop(p.flow, reply, 0);
-        }
-        (Ahead::Far, _) => {
-            prefetch(&flow.receiver);
-            prefetch_addr(&flow.data_arrived as *const u64 as *const u8);
-            prefetch_addr(&flow.acks_sent as *const u64 as *const u8);
+        (Ahead::Far, kind) => {
+            if kind == PacketKind::Ack {
+                prefetch(&flow.sender);
+                counter(&flow.acks_arrived);
+                counter(&flow.data_sent);
+                prefetch(&flow.drop_log);
+            } else {
+                prefetch(&flow.receiver);
+                counter(&flow.data_arrived);
+                counter(&flow.acks_sent);
+            }
             routes.prefetch_hop(p.flow, reply, 0);
         }
         (Ahead::Near, kind) => {
-            match kind {
-                PacketKind::Ack => flow.sender.prefetch_buffers(),
-                _ => flow.receiver.prefetch_buffers(),
+            if kind == PacketKind::Ack {
+                flow.sender.prefetch_buffers();
+            } else {
+                flow.receiver.prefetch_buffers();
             }
             if let Some(l) = routes.hop(p.flow, reply, 0) {
                 link_of_next_send(l, links, lanes);

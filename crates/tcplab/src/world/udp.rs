@@ -7,7 +7,7 @@ use super::{ConservationReport, Event, World};
 use crate::app::{AppSchedule, CbrSource};
 use crate::config::{FlowKind, Scenario, DEFAULT_CBR_PACKET_SIZE};
 use crate::net::topology::Graph;
-use crate::net::{DropCause, DropCounts, FlowId, LinkId, Packet};
+use crate::net::{DropCause, DropCounts, FlowId, LinkId, Packet, PacketKind};
 use crate::record::UdpFlowRecord;
 use crate::sim::{RngStream, Scheduler, Time};
 use crate::ConfigError;
@@ -20,8 +20,6 @@ pub struct UdpFlow {
     pub source: CbrSource,
     pub rate_bps: f64,
     pub packet_size: u32,
-    /// Links from source to sink.
-    pub fwd: Vec<LinkId>,
     pub start: Time,
     pub drops: DropCounts,
     pub sent: u64,
@@ -32,15 +30,16 @@ pub struct UdpFlow {
 }
 
 /// Builds the scenario's CBR flows with ids from `first_id` and schedules their on/off
-/// events; `path` gives a route between two nodes.
+/// events; `path` gives a route between two nodes. Returns the flows and each one's route
+/// (for the world's routes table).
 pub(super) fn build_udp_flows(
     s: &Scenario,
     graph: &Graph,
     path: &mut dyn FnMut(usize, usize) -> Option<Vec<u32>>,
     first_id: u32,
     sched: &mut Scheduler<Event>,
-) -> Result<Vec<UdpFlow>, ConfigError> {
-    let mut out = Vec::new();
+) -> Result<(Vec<UdpFlow>, Vec<Vec<LinkId>>), ConfigError> {
+    let (mut out, mut routes) = (Vec::new(), Vec::new());
     for (i, spec) in s.flows.iter().enumerate() {
         if spec.kind != FlowKind::Cbr {
             continue;
@@ -70,6 +69,7 @@ pub(super) fn build_udp_flows(
             let mut rng = RngStream::new(s.simulation.seed, &format!("flow:{name}"));
             let app = AppSchedule::for_flow(spec, &mut rng);
             super::build::schedule_periods(sched, &app, id);
+            routes.push(fwd.clone());
             out.push(UdpFlow {
                 name,
                 src_name: spec.src.clone(),
@@ -77,7 +77,6 @@ pub(super) fn build_udp_flows(
                 source: CbrSource::new(id, src as u32, dst as u32, rate_bps, packet_size),
                 rate_bps,
                 packet_size,
-                fwd: fwd.clone(),
                 start: app.start(),
                 drops: DropCounts::default(),
                 sent: 0,
@@ -87,7 +86,7 @@ pub(super) fn build_udp_flows(
             });
         }
     }
-    Ok(out)
+    Ok((out, routes))
 }
 
 impl World {
@@ -118,8 +117,9 @@ impl World {
             return;
         };
         flow.sent += 1;
-        let (first, id) = (flow.fwd[0], flow.source.flow);
+        let id = flow.source.flow;
         self.schedule(next, Event::CbrSend(id, generation));
+        let first = self.first_link(id, PacketKind::Datagram);
         self.inject(p, first);
     }
 
