@@ -48,8 +48,8 @@ use crate::config::ConfigError;
 use crate::sim::Time;
 pub use params::{parse_params, CcSpec};
 
-/// The sender's congestion state (Linux `enum tcp_ca_state`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The sender's congestion state (Linux `enum tcp_ca_state`, in its order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CaState {
     /// Normal operation.
     Open,
@@ -81,6 +81,11 @@ pub enum Recovery {
     Reno,
     /// Reno plus partial-ACK handling (RFC 6582).
     NewReno,
+    /// Conservative loss recovery with a scoreboard and a pipe estimate (RFC 6675).
+    Rfc6675,
+    /// Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`) over the
+    /// scoreboard of RFC 6675.
+    Prr,
 }
 
 impl Recovery {
@@ -89,6 +94,8 @@ impl Recovery {
             "tahoe" => Some(Recovery::Tahoe),
             "reno" => Some(Recovery::Reno),
             "newreno" => Some(Recovery::NewReno),
+            "rfc6675" => Some(Recovery::Rfc6675),
+            "prr" => Some(Recovery::Prr),
             _ => None,
         }
     }
@@ -97,7 +104,18 @@ impl Recovery {
             Recovery::Tahoe => "tahoe",
             Recovery::Reno => "reno",
             Recovery::NewReno => "newreno",
+            Recovery::Rfc6675 => "rfc6675",
+            Recovery::Prr => "prr",
         }
+    }
+
+    /// Every name [`Recovery::parse`] accepts, for error messages.
+    pub const NAMES: &'static str = "tahoe, reno, newreno, rfc6675 or prr";
+
+    /// Whether recovery runs on the sender's scoreboard (RFC 6675, PRR) rather than on
+    /// NS-2's cumulative-ACK agents.
+    pub fn uses_scoreboard(self) -> bool {
+        matches!(self, Recovery::Rfc6675 | Recovery::Prr)
     }
 }
 
@@ -205,6 +223,12 @@ pub enum LossKind {
     /// Lost ACKs, inferred by the ACK-loss reaction of 004 section III-A ([`ack_loss`]);
     /// no segment is retransmitted.
     AckLoss,
+    /// A tail loss probe repaired a loss (RFC 8985 section 7.4.2; Linux
+    /// `tcp_process_tlp_ack`): the window is reduced once, without a recovery episode.
+    LossProbe,
+    /// RACK found a segment lost by time before three duplicate ACKs came (RFC 8985
+    /// section 6.2 and its reordering timer).
+    Rack,
 }
 
 /// Context of a loss response.

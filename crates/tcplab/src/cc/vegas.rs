@@ -360,7 +360,7 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
             // BaseRTT is the minimum of all measured RTTs (000 section 2.2.1), and every
             // segment's RTT feeds the fine-grained timeout (002 section 2).
             self.base.observe(r);
-            self.fine_rto.sample(r);
+            self.fine_rto.sample(r, false);
         }
         self.rule.on_ack(st, sample.rtt);
         if let Some(round) = self.rounds.on_ack(st.snd_una, st.snd_nxt, sample.rtt) {

@@ -428,6 +428,23 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
             "headers must be 0 to 1000 bytes",
         )?;
     }
+    if let Some(r) = &t.recovery {
+        if crate::cc::Recovery::parse(r).is_none() {
+            return Err(err(
+                format!("{field}.recovery"),
+                format!("{r:?} is unknown; use {}", crate::cc::Recovery::NAMES),
+            ));
+        }
+    }
+    if let Some(q) = t.quickack {
+        finite_in(
+            &format!("{field}.quickack"),
+            q as f64,
+            0.0,
+            1000.0,
+            "must be 0 to 1000 segments",
+        )?;
+    }
     if t.rwnd == Some(0) {
         return Err(err(
             format!("{field}.rwnd"),
@@ -561,7 +578,7 @@ fn validate_flow(field: &str, f: &FlowSpec, duration: f64, defaults: &TcpOptions
         if crate::cc::Recovery::parse(r).is_none() {
             return Err(err(
                 format!("{field}.recovery"),
-                format!("{r:?} is unknown; use tahoe, reno or newreno"),
+                format!("{r:?} is unknown; use {}", crate::cc::Recovery::NAMES),
             ));
         }
     }

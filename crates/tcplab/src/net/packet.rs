@@ -52,7 +52,8 @@ pub struct Packet {
     pub ack: u32,
     /// Bytes on the wire, headers included.
     pub size: u32,
-    /// Application bytes carried.
+    /// Application bytes carried. An ACK carries none; its field holds the number of its
+    /// options in the receiver's log (tcp/sack.rs), 0 when it has none.
     pub payload: u32,
     /// When the sender sent this transmission (data) or the echoed send time (ack).
     pub stamp: Time,
@@ -67,6 +68,24 @@ const _: () = assert!(std::mem::size_of::<Packet>() == 48);
 impl Packet {
     pub fn is_data(&self) -> bool {
         self.kind == PacketKind::Data
+    }
+
+    /// Application bytes carried (an ACK's `payload` field numbers its options).
+    pub fn app_bytes(&self) -> u32 {
+        if self.kind == PacketKind::Ack {
+            0
+        } else {
+            self.payload
+        }
+    }
+
+    /// An ACK's number in its receiver's option log (0: no options).
+    pub fn options_id(&self) -> u32 {
+        if self.kind == PacketKind::Ack {
+            self.payload
+        } else {
+            0
+        }
     }
 }
 

@@ -1,20 +1,27 @@
-//! TCP at the granularity of NS-2's one-way agents: packet-numbered segments,
-//! cumulative ACKs, RFC 6298 timers and Tahoe/Reno/NewReno loss recovery.
+//! TCP with packet-numbered segments: NS-2's one-way agents (cumulative ACKs, RFC 6298
+//! timers, Tahoe/Reno/NewReno recovery, go-back-N after a timeout) and, with the `linux`
+//! options, SACK, timestamps, RFC 6675/PRR recovery, RACK-TLP and undo.
 
+mod rack;
 pub mod receiver;
+mod recovery;
 pub mod rto;
+pub mod sack;
+pub mod scoreboard;
 pub mod sender;
 mod timer;
 
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
-use crate::config::TcpOptions;
+use crate::cc::Recovery;
+use crate::config::{RtoEstimatorKind, Stack, TcpOptions, WindowGrowth};
 use crate::sim::Time;
 
-/// TCP options with every default filled in.
+/// TCP options with every default filled in from the flow's stack profile.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpConfig {
+    pub stack: Stack,
     pub mss: u32,
     pub header_bytes: u32,
     pub rwnd: u32,
@@ -28,6 +35,19 @@ pub struct TcpConfig {
     pub clock_granularity: Time,
     pub dupack_threshold: u32,
     pub partial_ack_timer: crate::config::PartialAckTimer,
+    /// The recovery the options name, if any (else the algorithm's own, under ns2).
+    pub recovery: Option<Recovery>,
+    pub sack: bool,
+    pub dsack: bool,
+    pub timestamps: bool,
+    pub rack: bool,
+    pub tlp: bool,
+    pub undo: bool,
+    pub window_growth: WindowGrowth,
+    pub abc_limit: u32,
+    pub max_burst: u32,
+    pub rto_estimator: RtoEstimatorKind,
+    pub quickack: u32,
 }
 
 impl Default for TcpConfig {
@@ -36,25 +56,108 @@ impl Default for TcpConfig {
     }
 }
 
+/// One profile's defaults; [`TcpConfig::from_options`] lets every option override them.
+struct Profile {
+    mss: u32,
+    header_bytes: u32,
+    initial_cwnd: f64,
+    delayed_ack: bool,
+    delack_timeout: f64,
+    max_rto: f64,
+    recovery: Option<Recovery>,
+    extensions: bool,
+    window_growth: WindowGrowth,
+    rto_estimator: RtoEstimatorKind,
+    quickack: u32,
+}
+
+impl Profile {
+    fn of(stack: Stack) -> Profile {
+        match stack {
+            // NS-2's Agent/TCP and TCPSink defaults (packetSize_ 1000, 40-byte headers,
+            // windowInit_ 2 as RFC 5681 3.1, DelAckSink interval_ 100 ms), per-ACK growth
+            // (`opencwnd`), no SACK or timestamps, the algorithm's own recovery.
+            Stack::Ns2 => Profile {
+                mss: 1000,
+                header_bytes: 40,
+                initial_cwnd: 2.0,
+                delayed_ack: false,
+                delack_timeout: 0.1,
+                max_rto: 60.0,
+                recovery: None,
+                extensions: false,
+                window_growth: WindowGrowth::PerAck,
+                rto_estimator: RtoEstimatorKind::Rfc6298,
+                quickack: 0,
+            },
+            // Linux 6.x: MSS 1448 (1500-byte MTU less 52 bytes of IP, TCP and timestamp
+            // option), IW10 (RFC 6928, TCP_INIT_CWND), delayed ACKs with TCP_ATO_MIN 40 ms
+            // and TCP_MAX_QUICKACKS 16, TCP_RTO_MAX 120 s, PRR (tcp_cwnd_reduction), SACK,
+            // D-SACK, timestamps, RACK-TLP and undo on (net.ipv4.tcp_sack, tcp_dsack,
+            // tcp_timestamps, tcp_recovery, tcp_early_retrans defaults), growth by the
+            // segments acknowledged, and Linux's RTO estimator.
+            Stack::Linux => Profile {
+                mss: 1448,
+                header_bytes: 52,
+                initial_cwnd: 10.0,
+                delayed_ack: true,
+                delack_timeout: 0.04,
+                max_rto: 120.0,
+                recovery: Some(Recovery::Prr),
+                extensions: true,
+                window_growth: WindowGrowth::Bytes,
+                rto_estimator: RtoEstimatorKind::Linux,
+                quickack: 16,
+            },
+        }
+    }
+}
+
 impl TcpConfig {
-    /// Resolves options; the defaults are documented on [`TcpOptions`].
+    /// Resolves options over the defaults of their stack profile (docs/scenario.md).
     pub fn from_options(o: &TcpOptions) -> Self {
+        let stack = o.stack.unwrap_or_default();
+        let p = Profile::of(stack);
         let secs =
             |v: Option<crate::config::Seconds>, d: f64| Time::from_secs_f64(v.map_or(d, |s| s.0));
+        let sack = o.sack.unwrap_or(p.extensions);
+        let timestamps = o.timestamps.unwrap_or(p.extensions);
+        let rack = o.rack.unwrap_or(p.extensions);
         TcpConfig {
-            mss: o.mss.unwrap_or(1000),
-            header_bytes: o.header_bytes.unwrap_or(40),
+            stack,
+            mss: o.mss.unwrap_or(p.mss),
+            header_bytes: o.header_bytes.unwrap_or(if timestamps {
+                p.header_bytes.max(52)
+            } else {
+                p.header_bytes.min(40)
+            }),
             rwnd: o.rwnd.unwrap_or(100_000),
-            initial_cwnd: o.initial_cwnd.unwrap_or(2.0),
+            initial_cwnd: o.initial_cwnd.unwrap_or(p.initial_cwnd),
             initial_ssthresh: o.initial_ssthresh.unwrap_or(1e9),
-            delayed_ack: o.delayed_ack.unwrap_or(false),
-            delack_timeout: secs(o.delack_timeout, 0.1),
+            delayed_ack: o.delayed_ack.unwrap_or(p.delayed_ack),
+            delack_timeout: secs(o.delack_timeout, p.delack_timeout),
             min_rto: secs(o.min_rto, 0.2),
-            max_rto: secs(o.max_rto, 60.0),
+            max_rto: secs(o.max_rto, p.max_rto),
             initial_rto: secs(o.initial_rto, 1.0),
             clock_granularity: secs(o.clock_granularity, 0.001),
             dupack_threshold: o.dupack_threshold.unwrap_or(3),
             partial_ack_timer: o.partial_ack_timer.unwrap_or_default(),
+            recovery: o
+                .recovery
+                .as_deref()
+                .and_then(Recovery::parse)
+                .or(p.recovery),
+            sack,
+            dsack: o.dsack.unwrap_or(sack),
+            timestamps,
+            rack,
+            tlp: o.tlp.unwrap_or(rack),
+            undo: o.undo.unwrap_or(p.extensions),
+            window_growth: o.window_growth.unwrap_or(p.window_growth),
+            abc_limit: o.abc_limit.unwrap_or(0),
+            max_burst: o.max_burst.unwrap_or(0),
+            rto_estimator: o.rto_estimator.unwrap_or(p.rto_estimator),
+            quickack: o.quickack.unwrap_or(p.quickack),
         }
     }
 }

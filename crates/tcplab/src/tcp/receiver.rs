@@ -1,6 +1,9 @@
-//! The TCP receiver (NS-2 TCPSink / DelAckSink): cumulative ACKs, an out-of-order
-//! buffer, optional delayed ACKs and a fixed advertised window.
+//! The TCP receiver: cumulative ACKs, an out-of-order buffer, optional delayed ACKs and a
+//! fixed advertised window (NS-2's TCPSink / DelAckSink), and with the `linux` options
+//! SACK and D-SACK blocks (RFC 2018, RFC 2883), the timestamp echo rule (RFC 7323) and
+//! quick-ack mode (Linux `tcp_enter_quickack_mode`).
 
+use super::sack::{AckOptionLog, SackBlocks};
 use super::timer::{Fired, LazyTimer};
 use super::TcpConfig;
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
@@ -31,6 +34,23 @@ pub struct TcpReceiver {
     delack: LazyTimer,
     /// Send time of the segment that will trigger the next ACK, echoed back.
     echo: Time,
+    /// Timestamps: echo by RFC 7323 section 4.3 (TS.Recent) rather than the latest
+    /// arrival's send time (NS-2's TCPSink).
+    timestamps: bool,
+    /// The cumulative point of the last ACK sent (RFC 7323's Last.ACK.sent).
+    last_ack_sent: u32,
+    /// SACK blocks to report, if SACK is on.
+    sack: Option<SackBlocks>,
+    dsack: bool,
+    /// Blocks per ACK: 4, or 3 beside the timestamp option (RFC 2018 section 3).
+    max_blocks: usize,
+    /// A duplicate segment to report in the next ACK's D-SACK block.
+    duplicate: Option<u32>,
+    /// The options of ACKs sent and not yet read by the sender.
+    pub options: AckOptionLog,
+    /// Immediate ACKs left in quick-ack mode, and how many the mode grants.
+    quick: u32,
+    quickack: u32,
     mss: u32,
     total: Option<(u32, u32)>,
     pub completed_at: Option<Time>,
@@ -62,6 +82,15 @@ impl TcpReceiver {
             unacked_in_order: 0,
             delack: LazyTimer::default(),
             echo: Time::ZERO,
+            timestamps: cfg.timestamps,
+            last_ack_sent: 0,
+            sack: cfg.sack.then(SackBlocks::default),
+            dsack: cfg.sack && cfg.dsack,
+            max_blocks: if cfg.timestamps { 3 } else { 4 },
+            duplicate: None,
+            options: AckOptionLog::default(),
+            quick: cfg.quickack,
+            quickack: cfg.quickack,
             mss: cfg.mss,
             total,
             completed_at: None,
@@ -113,7 +142,14 @@ impl TcpReceiver {
     pub fn on_data(&mut self, now: Time, pkt: &Packet) {
         self.stats.packets_received += 1;
         let seq = pkt.seq;
-        self.echo = pkt.stamp;
+        if !self.timestamps {
+            self.echo = pkt.stamp;
+        } else if seq <= self.last_ack_sent && seq >= self.rcv_nxt {
+            // RFC 7323 section 4.3 (2): TS.Recent from a segment at or below the point
+            // last acknowledged; an old duplicate is not accepted (Linux
+            // `tcp_replace_ts_recent` runs only for acceptable segments).
+            self.echo = pkt.stamp;
+        }
         if seq == self.rcv_nxt {
             let had_gap = self.ooo.len() > 1;
             self.advance(now);
@@ -125,8 +161,12 @@ impl TcpReceiver {
             if self.ooo.front() == Some(&false) && self.ooo.iter().all(|&b| !b) {
                 self.ooo.clear();
             }
-            // RFC 5681 section 4.2: delay only in-order data that fills no gap.
-            if self.delayed_ack && !had_gap && self.ooo.is_empty() {
+            if let Some(b) = &mut self.sack {
+                b.advance(self.rcv_nxt);
+            }
+            // RFC 5681 section 4.2: delay only in-order data that fills no gap; never in
+            // quick-ack mode (Linux `tcp_in_quickack_mode`).
+            if self.delayed_ack && !had_gap && self.ooo.is_empty() && self.quick == 0 {
                 self.unacked_in_order += 1;
                 if self.unacked_in_order >= 2 {
                     self.send_ack(now);
@@ -141,16 +181,33 @@ impl TcpReceiver {
             if self.ooo.len() <= i {
                 self.ooo.resize(i + 1, false);
             }
-            if self.ooo[i] {
+            let again = self.ooo[i];
+            if again {
                 self.stats.duplicates_received += 1;
             }
             self.ooo[i] = true;
+            if let Some(b) = &mut self.sack {
+                b.insert(seq);
+            }
+            if again {
+                self.note_duplicate(seq);
+            }
             // RFC 5681 section 4.2: out-of-order data is acknowledged at once.
             self.send_ack(now);
         } else {
             self.stats.duplicates_received += 1;
+            self.note_duplicate(seq);
             self.send_ack(now);
         }
+    }
+
+    /// A segment arrived twice: report it in a D-SACK block (RFC 2883) and acknowledge
+    /// the next segments at once (Linux enters quick-ack mode on a duplicate).
+    fn note_duplicate(&mut self, seq: u32) {
+        if self.dsack {
+            self.duplicate = Some(seq);
+        }
+        self.quick = self.quick.max(self.quickack);
     }
 
     fn send_ack(&mut self, now: Time) {
@@ -158,6 +215,15 @@ impl TcpReceiver {
         self.unacked_in_order = 0;
         self.delack.cancel();
         self.stats.acks_sent += 1;
+        self.quick = self.quick.saturating_sub(1);
+        self.last_ack_sent = self.rcv_nxt;
+        let (id, option_bytes) = match &self.sack {
+            Some(b) => {
+                let o = b.options(self.duplicate.take(), self.max_blocks);
+                (self.options.push(o), o.wire_bytes())
+            }
+            None => (0, 0),
+        };
         self.outbox.push(Packet {
             uid: 0,
             flow: self.flow,
@@ -167,8 +233,8 @@ impl TcpReceiver {
             hop: 0,
             seq: self.rcv_nxt.saturating_sub(1),
             ack: self.rcv_nxt,
-            size: self.header_bytes.max(1),
-            payload: 0,
+            size: (self.header_bytes + option_bytes).max(1),
+            payload: id,
             stamp: self.echo,
             retransmit: false,
             rwnd: self.rwnd,

@@ -1,26 +1,26 @@
 //! The TCP sender: windows, retransmission timer and loss recovery.
 //!
-//! Loss recovery follows RFC 5681 (Reno), RFC 6582 (NewReno) and classic Tahoe; the
-//! window rules are delegated to a [`CongestionControl`]. Segments are numbered from 0.
+//! Two recovery engines share the sending, timing and RTT machinery here:
+//! - NS-2's one-way agents (this file): Tahoe, Reno (RFC 5681) and NewReno (RFC 6582) on
+//!   cumulative ACKs, go-back-N after a timeout;
+//! - a scoreboard of every outstanding segment (scoreboard.rs) with SACK, RFC 6675 or PRR
+//!   recovery, RACK-TLP and undo, as Linux recovers (recovery.rs).
+//!
+//! The window rules are delegated to a [`CongestionControl`]. Segments are numbered from 0.
 
+use super::rack::Rack;
 use super::rto::RtoEstimator;
+use super::sack::AckOptions;
+use super::scoreboard::{Scoreboard, EVER_RETRANS};
 use super::timer::{Fired, LazyTimer};
 use super::TcpConfig;
 use crate::cc::{
     AckEvent, AckSample, CaEvent, CaState, CcState, CongestionControl, LossInfo, LossKind, LossTag,
     ProbePoint, Recovery, RetransmitProbe,
 };
-use crate::config::PartialAckTimer;
+use crate::config::{PartialAckTimer, WindowGrowth};
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
 use crate::sim::Time;
-use std::collections::VecDeque;
-
-/// Per-segment bookkeeping, kept for every segment between `snd_una` and `snd_max`.
-#[derive(Clone, Copy, Debug)]
-struct SegInfo {
-    sent_at: Time,
-    retransmitted: bool,
-}
 
 /// Counters reported per flow.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -34,6 +34,10 @@ pub struct SenderStats {
     pub acks_received: u64,
     pub rtt_samples: u64,
     pub rtt_sum: f64,
+    /// Tail loss probes sent (RFC 8985 section 7).
+    pub loss_probes: u64,
+    /// Window reductions undone because D-SACKs or timestamps proved them spurious.
+    pub undos: u64,
 }
 
 /// One loss response, with the algorithm's own classification if it makes one. The
@@ -48,34 +52,68 @@ pub struct LossRecord {
     pub tag: Option<LossTag>,
 }
 
+/// What the one retransmission timer is counting down to (Linux multiplexes `icsk_pending`
+/// the same way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum TimerKind {
+    Rto,
+    /// RACK's reordering window (RFC 8985 section 6.3).
+    Reorder,
+    /// A tail loss probe (RFC 8985 section 7.2).
+    Probe,
+}
+
 pub struct TcpSender {
     pub flow: FlowId,
     src: NodeId,
     dst: NodeId,
-    cfg: TcpConfig,
-    cc: Box<dyn CongestionControl>,
-    recovery: Recovery,
-    st: CcState,
-    snd_una: u32,
-    snd_nxt: u32,
-    snd_max: u32,
+    pub(super) cfg: TcpConfig,
+    pub(super) cc: Box<dyn CongestionControl>,
+    pub(super) recovery: Recovery,
+    pub(super) st: CcState,
+    pub(super) snd_una: u32,
+    pub(super) snd_nxt: u32,
+    pub(super) snd_max: u32,
     /// Segments the application has made available (`u32::MAX` for bulk).
-    app_limit: u32,
+    pub(super) app_limit: u32,
     /// The application's whole transfer, restored by `resume` after a `stop`.
     app_total: u32,
     /// Payload of the last segment of a finite transfer.
     last_payload: u32,
-    segs: VecDeque<SegInfo>,
-    dupacks: u32,
+    pub(super) sb: Scoreboard,
+    pub(super) dupacks: u32,
     in_fast_recovery: bool,
     first_partial_ack: bool,
     /// RFC 6582 `recover`: one past the highest segment sent when recovery began.
     recover: Option<u32>,
     /// New ACKs seen since the last retransmission (for Vegas's checks), 0 when idle.
     acks_since_retransmit: u8,
-    rto: RtoEstimator,
-    timer: LazyTimer,
+    pub(super) rto: RtoEstimator,
+    /// Linux `rtt_seq`: the RTO estimator's round ends when data sent after it is acked.
+    pub(super) rtt_seq: u32,
+    pub(super) timer: LazyTimer,
+    pub(super) timer_kind: TimerKind,
     started: bool,
+    /// Recovery on the scoreboard (RFC 6675, PRR), else NS-2's agents.
+    pub(super) scoreboard_recovery: bool,
+    /// Scoreboard recovery: Linux `high_seq`, the end of the current loss episode.
+    pub(super) high_seq: u32,
+    /// PRR (RFC 6937) and undo state: the window and threshold before the reduction.
+    pub(super) prior_cwnd: f64,
+    pub(super) prior_ssthresh: f64,
+    pub(super) prr_delivered: u32,
+    pub(super) prr_out: u32,
+    /// Undo (Linux `undo_marker`, `undo_retrans`, `retrans_stamp`).
+    pub(super) undo_marker: Option<u32>,
+    pub(super) undo_retrans: i64,
+    pub(super) retrans_stamp: Option<Time>,
+    pub(super) rack: Rack,
+    /// The tail loss probe outstanding: `snd_max` when it was sent and whether it was a
+    /// retransmission (Linux `tlp_high_seq`, `tlp_retrans`).
+    pub(super) tlp_high_seq: Option<u32>,
+    pub(super) tlp_retrans: bool,
+    /// The timestamp the latest ACK echoed (RFC 7323 TSecr).
+    pub(super) latest_echo: Time,
     pub stats: SenderStats,
     /// Loss responses made since the world last took them (it drains them after every
     /// call, into the `losses` table).
@@ -119,7 +157,7 @@ impl TcpSender {
             app_limit,
             app_total: app_limit,
             last_payload,
-            segs: VecDeque::with_capacity(64),
+            sb: Scoreboard::with_capacity(64),
             dupacks: 0,
             in_fast_recovery: false,
             first_partial_ack: false,
@@ -130,9 +168,25 @@ impl TcpSender {
                 cfg.max_rto,
                 cfg.initial_rto,
                 cfg.clock_granularity,
-            ),
+            )
+            .with_kind(cfg.rto_estimator),
+            rtt_seq: 0,
             timer: LazyTimer::default(),
+            timer_kind: TimerKind::Rto,
             started: false,
+            scoreboard_recovery: recovery.uses_scoreboard(),
+            high_seq: 0,
+            prior_cwnd: 0.0,
+            prior_ssthresh: 0.0,
+            prr_delivered: 0,
+            prr_out: 0,
+            undo_marker: None,
+            undo_retrans: -1,
+            retrans_stamp: None,
+            rack: Rack::default(),
+            tlp_high_seq: None,
+            tlp_retrans: false,
+            latest_echo: Time::ZERO,
             stats: SenderStats::default(),
             losses: Vec::new(),
             outbox: Vec::with_capacity(8),
@@ -182,7 +236,7 @@ impl TcpSender {
         self.refresh(now);
         self.cc.init(&mut self.st);
         self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
-        self.try_send(now);
+        self.send(now);
     }
 
     /// The application stops offering new data; outstanding data is still delivered.
@@ -200,49 +254,47 @@ impl TcpSender {
         if self.snd_nxt == self.snd_una {
             self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
         }
-        self.try_send(now);
+        self.send(now);
     }
 
-    fn refresh(&mut self, now: Time) {
+    pub(super) fn refresh(&mut self, now: Time) {
         self.st.now = now;
         self.st.snd_una = self.snd_una;
         self.st.snd_nxt = self.snd_nxt;
-        self.st.in_flight = self.snd_nxt - self.snd_una;
+        self.st.in_flight = if self.scoreboard_recovery {
+            self.sb.in_flight()
+        } else {
+            self.snd_nxt - self.snd_una
+        };
         self.st.srtt = self.rto.srtt();
         self.st.rto = self.rto.rto();
     }
 
-    fn set_ca_state(&mut self, s: CaState) {
+    pub(super) fn set_ca_state(&mut self, s: CaState) {
         if self.st.ca_state != s {
             self.cc.set_state(&mut self.st, s);
             self.st.ca_state = s;
         }
     }
 
-    fn arm_timer(&mut self, now: Time) {
-        if let Some(at) = self.timer.set(now + self.rto.rto()) {
+    pub(super) fn arm_timer(&mut self, now: Time) {
+        self.arm(TimerKind::Rto, now + self.rto.rto());
+    }
+
+    pub(super) fn arm(&mut self, kind: TimerKind, at: Time) {
+        self.timer_kind = kind;
+        if let Some(at) = self.timer.set(at) {
             self.timer_request = Some(at);
         }
     }
 
-    fn seg(&self, seq: u32) -> Option<&SegInfo> {
-        self.segs.get((seq - self.snd_una) as usize)
-    }
-
-    fn transmit(&mut self, seq: u32, now: Time) {
+    pub(super) fn transmit(&mut self, seq: u32, now: Time) {
         let retransmit = seq < self.snd_max;
         if retransmit {
-            let i = (seq - self.snd_una) as usize;
-            self.segs[i] = SegInfo {
-                sent_at: now,
-                retransmitted: true,
-            };
+            self.sb.retransmitted(seq, now);
             self.stats.retransmissions += 1;
         } else {
-            self.segs.push_back(SegInfo {
-                sent_at: now,
-                retransmitted: false,
-            });
+            self.sb.push(now);
             self.snd_max = seq + 1;
         }
         let payload = if seq + 1 == self.app_limit && self.total_segments().is_some() {
@@ -271,14 +323,36 @@ impl TcpSender {
         }
     }
 
+    /// Sends what the window allows with the flow's recovery engine.
+    pub(super) fn send(&mut self, now: Time) {
+        if self.scoreboard_recovery {
+            self.send_from_scoreboard(now);
+        } else {
+            self.try_send(now);
+        }
+    }
+
+    /// At most this many segments go out back to back in response to one event.
+    pub(super) fn burst_limit(&self) -> u32 {
+        match self.cfg.max_burst {
+            0 => u32::MAX,
+            n => n,
+        }
+    }
+
     /// Sends new (or, after go-back-N, previously sent) segments while the window allows.
     fn try_send(&mut self, now: Time) {
         // `as u32` rounds toward zero (negatives and NaN to 0): the floor here, without
         // the library call `f64::floor` is on targets without SSE4.1.
         let wnd = (self.st.effective_window() as u32).max(1);
-        while self.snd_nxt < self.app_limit && self.snd_nxt < self.snd_una.saturating_add(wnd) {
+        let mut budget = self.burst_limit();
+        while self.snd_nxt < self.app_limit
+            && self.snd_nxt < self.snd_una.saturating_add(wnd)
+            && budget > 0
+        {
             self.transmit(self.snd_nxt, now);
             self.snd_nxt += 1;
+            budget -= 1;
         }
     }
 
@@ -286,8 +360,28 @@ impl TcpSender {
     /// `tcp_is_cwnd_limited`), judged before an ACK shrinks the flight.
     fn cwnd_limited(&self) -> bool {
         let cwnd = self.st.cwnd as u32; // the floor (see try_send)
-        let flight = self.snd_nxt - self.snd_una;
+        let flight = if self.scoreboard_recovery {
+            self.sb.in_flight()
+        } else {
+            self.snd_nxt - self.snd_una
+        };
         cwnd <= self.st.rwnd && (flight >= cwnd || self.st.in_slow_start() && flight * 2 > cwnd)
+    }
+
+    /// The segments an ACK counts for window growth: one per ACK (NS-2's `opencwnd`), or
+    /// those it covers, at most RFC 3465's L if one is set.
+    pub(super) fn growth_credit(&self, acked: u32) -> u32 {
+        match self.cfg.window_growth {
+            WindowGrowth::PerAck => 1,
+            WindowGrowth::Bytes if self.cfg.abc_limit > 0 => acked.min(self.cfg.abc_limit),
+            WindowGrowth::Bytes => acked,
+        }
+    }
+
+    /// The window never exceeds what the receiver allows (cwnd above rwnd could never be
+    /// used, and would burst out when rwnd opens) and is at least one segment.
+    pub(super) fn clamp_cwnd(&mut self) {
+        self.st.cwnd = self.st.cwnd.min(self.st.rwnd as f64).max(1.0);
     }
 
     /// Prefetches what processing an ACK reaches through pointers: the algorithm's state,
@@ -301,15 +395,15 @@ impl TcpSender {
         if std::mem::size_of_val(&*self.cc) > 64 {
             prefetch_addr(cc.wrapping_add(64));
         }
-        if let (Some(first), Some(last)) = (self.segs.front(), self.segs.back()) {
+        if let (Some(first), Some(last)) = (self.sb.front(), self.sb.back()) {
             prefetch(first);
             prefetch(last);
         }
         prefetch_addr(self.outbox.as_ptr() as *const u8);
     }
 
-    /// Processes an ACK from the receiver.
-    pub fn on_ack(&mut self, now: Time, pkt: &Packet) {
+    /// Processes an ACK from the receiver, with its SACK option if it carries one.
+    pub fn on_ack(&mut self, now: Time, pkt: &Packet, options: Option<&AckOptions>) {
         self.stats.acks_received += 1;
         self.st.rwnd = pkt.rwnd.max(1);
         let ack = pkt.ack;
@@ -317,12 +411,30 @@ impl TcpSender {
             return; // acknowledges data never sent: ignore (RFC 9293 3.10.7.4)
         }
         self.st.cwnd_limited = self.cwnd_limited();
-        if ack > self.snd_una {
-            self.on_new_ack(now, ack);
-        } else if ack == self.snd_una && self.snd_una < self.snd_max {
-            self.on_dupack(now, ack);
+        if self.scoreboard_recovery {
+            self.on_ack_scoreboard(now, pkt, options);
+        } else {
+            if ack > self.snd_una {
+                self.on_new_ack(now, ack);
+            } else if ack == self.snd_una && self.snd_una < self.snd_max {
+                self.on_dupack(now, ack);
+            }
+            self.try_send(now);
         }
-        self.try_send(now);
+        self.clamp_cwnd();
+    }
+
+    /// An RTT sample: the RTO estimator and the algorithm's view (min and latest RTT).
+    pub(super) fn rtt_sample(&mut self, rtt: Time) {
+        let round_ended = self.snd_una > self.rtt_seq;
+        if round_ended {
+            self.rtt_seq = self.snd_max;
+        }
+        self.rto.sample(rtt, round_ended);
+        self.st.latest_rtt = rtt;
+        self.st.min_rtt = self.st.min_rtt.min(rtt);
+        self.stats.rtt_samples += 1;
+        self.stats.rtt_sum += rtt.as_secs_f64();
     }
 
     fn on_new_ack(&mut self, now: Time, ack: u32) {
@@ -330,21 +442,16 @@ impl TcpSender {
         let mut restart_timer = true;
         // Karn's rule (RFC 6298 section 3): no sample when the ACK covers a retransmitted
         // segment; otherwise time the newest segment acknowledged.
-        let covers_retransmission = self.segs.range(..newly as usize).any(|s| s.retransmitted);
-        let rtt = if covers_retransmission {
+        let rtt = if self.sb.any_retransmitted_below(ack) {
             None
         } else {
-            self.seg(ack - 1).map(|s| now - s.sent_at)
+            self.sb.get(ack - 1).map(|s| now - s.sent_at)
         };
-        self.segs.drain(..newly as usize);
+        self.sb.advance(ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         if let Some(r) = rtt {
-            self.rto.sample(r);
-            self.st.latest_rtt = r;
-            self.st.min_rtt = self.st.min_rtt.min(r);
-            self.stats.rtt_samples += 1;
-            self.stats.rtt_sum += r.as_secs_f64();
+            self.rtt_sample(r);
         }
         self.dupacks = 0;
         self.refresh(now);
@@ -377,7 +484,8 @@ impl TcpSender {
                     first || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
             }
         } else {
-            self.cc.cong_avoid(&mut self.st, newly);
+            let credit = self.growth_credit(newly);
+            self.cc.cong_avoid(&mut self.st, credit);
             self.st.cwnd = self.st.cwnd.max(1.0);
             if self.st.ca_state == CaState::Disorder
                 || (self.st.ca_state == CaState::Loss && self.recover.is_none_or(|r| ack >= r))
@@ -420,7 +528,10 @@ impl TcpSender {
             return;
         }
         // RFC 6582 section 3.2 step 1 (also NS-2 Reno's bugfix): a new fast retransmit
-        // only once the ACK covers what was outstanding at the previous one.
+        // only once the ACK covers what was outstanding at the previous one. After a
+        // timeout (state Loss) this `recover` is where the timeout found snd_max: the
+        // duplicates that go-back-N provokes for segments the receiver already holds never
+        // start a fast retransmit (RFC 6582 section 4; Linux's `high_seq`).
         if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| ack >= r) {
             self.loss_response(now, LossKind::FastRetransmit);
             return;
@@ -439,14 +550,14 @@ impl TcpSender {
         if self.snd_una >= self.snd_max {
             return;
         }
-        let Some(seg) = self.seg(self.snd_una).copied() else {
+        let Some(seg) = self.sb.get(self.snd_una).copied() else {
             return;
         };
         let probe = RetransmitProbe {
             point,
             seq: self.snd_una,
             sent_at: seg.sent_at,
-            already_retransmitted: seg.retransmitted,
+            already_retransmitted: seg.has(EVER_RETRANS),
         };
         self.refresh(now);
         if self.cc.retransmit_check(&self.st, &probe) {
@@ -454,23 +565,38 @@ impl TcpSender {
         }
     }
 
+    /// The algorithm's loss context for segment `seq`.
+    pub(super) fn loss_info(&self, kind: LossKind, seq: u32, now: Time) -> LossInfo {
+        let (already_retransmitted, sent_at) = self
+            .sb
+            .get(seq)
+            .map_or((false, now), |s| (s.has(EVER_RETRANS), s.sent_at));
+        LossInfo {
+            kind,
+            seq,
+            already_retransmitted,
+            sent_at,
+        }
+    }
+
+    pub(super) fn record_loss(&mut self, now: Time, seq: u32, kind: LossKind, cwnd_before: f64) {
+        self.losses.push(LossRecord {
+            time: now,
+            seq,
+            kind,
+            cwnd_before,
+            ssthresh_after: self.st.ssthresh,
+            tag: self.cc.loss_tag(),
+        });
+    }
+
     /// Fast (or early) retransmit of `snd_una` and the window reduction of the recovery mode.
     fn loss_response(&mut self, now: Time, kind: LossKind) {
         let seq = self.snd_una;
-        let (already, sent_at) = self
-            .seg(seq)
-            .map_or((false, now), |s| (s.retransmitted, s.sent_at));
+        let info = self.loss_info(kind, seq, now);
         self.refresh(now);
         let cwnd_before = self.st.cwnd;
-        let ssthresh = self.cc.ssthresh(
-            &self.st,
-            &LossInfo {
-                kind,
-                seq,
-                already_retransmitted: already,
-                sent_at,
-            },
-        );
+        let ssthresh = self.cc.ssthresh(&self.st, &info);
         self.st.ssthresh = ssthresh.max(1.0);
         self.recover = Some(self.snd_max);
         match kind {
@@ -486,7 +612,7 @@ impl TcpSender {
                 self.transmit(seq, now);
                 self.snd_nxt = seq + 1;
             }
-            Recovery::Reno | Recovery::NewReno => {
+            _ => {
                 // RFC 5681 step 3: cwnd = ssthresh + the segments known to have left.
                 self.st.cwnd = self.st.ssthresh + self.dupacks as f64;
                 self.in_fast_recovery = true;
@@ -501,14 +627,7 @@ impl TcpSender {
         // the retransmission could have been acknowledged.
         self.arm_timer(now);
         self.acks_since_retransmit = 1;
-        self.losses.push(LossRecord {
-            time: now,
-            seq,
-            kind,
-            cwnd_before,
-            ssthresh_after: self.st.ssthresh,
-            tag: self.cc.loss_tag(),
-        });
+        self.record_loss(now, seq, kind, cwnd_before);
     }
 
     /// Handles the retransmission timer event scheduled for `at`.
@@ -516,8 +635,14 @@ impl TcpSender {
         match self.timer.fire(at, now) {
             Fired::Stale => {}
             Fired::Rearm(t) => self.timer_request = Some(t),
-            Fired::Expired => self.on_timeout(now),
+            Fired::Expired => match self.timer_kind {
+                TimerKind::Rto if self.scoreboard_recovery => self.on_timeout_scoreboard(now),
+                TimerKind::Rto => self.on_timeout(now),
+                TimerKind::Reorder => self.on_reorder_timer(now),
+                TimerKind::Probe => self.on_probe_timer(now),
+            },
         }
+        self.clamp_cwnd();
     }
 
     /// RFC 6298 section 5.4-5.6 and RFC 5681 eq. (4): back off, collapse the window and
@@ -528,20 +653,12 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let seq = self.snd_una;
-        let (already, sent_at) = self
-            .seg(seq)
-            .map_or((false, now), |s| (s.retransmitted, s.sent_at));
+        let info = self.loss_info(LossKind::Timeout, seq, now);
         self.refresh(now);
         let cwnd_before = self.st.cwnd;
         // A timeout during fast recovery keeps the threshold already reduced for this loss
         // episode (as Linux's tcp_enter_loss does) instead of halving the inflated window.
         if !self.in_fast_recovery {
-            let info = LossInfo {
-                kind: LossKind::Timeout,
-                seq,
-                already_retransmitted: already,
-                sent_at,
-            };
             self.st.ssthresh = self.cc.ssthresh(&self.st, &info).max(1.0);
         }
         self.cc.cwnd_event(&mut self.st, CaEvent::Loss);
@@ -556,14 +673,7 @@ impl TcpSender {
         self.snd_nxt = seq + 1;
         self.acks_since_retransmit = 1;
         self.arm_timer(now);
-        self.losses.push(LossRecord {
-            time: now,
-            seq,
-            kind: LossKind::Timeout,
-            cwnd_before,
-            ssthresh_after: self.st.ssthresh,
-            tag: self.cc.loss_tag(),
-        });
+        self.record_loss(now, seq, LossKind::Timeout, cwnd_before);
         self.try_send(now);
     }
 }
@@ -638,19 +748,19 @@ mod tests {
     fn every_duplicate_ack_outside_recovery_is_probed() {
         use ProbePoint::*;
         let (mut s, probes) = sender();
-        s.on_ack(ms(100), &ack(1)); // segment 1 is lost
-        s.on_ack(ms(101), &ack(1));
-        s.on_ack(ms(102), &ack(1));
+        s.on_ack(ms(100), &ack(1), None); // segment 1 is lost
+        s.on_ack(ms(101), &ack(1), None);
+        s.on_ack(ms(102), &ack(1), None);
         assert_eq!(*probes.lock().unwrap(), [DupAck(1), DupAck(2)]);
-        s.on_ack(ms(103), &ack(1)); // the third starts fast retransmit instead
+        s.on_ack(ms(103), &ack(1), None); // the third starts fast retransmit instead
         assert_eq!(s.stats.fast_retransmits, 1);
         probes.lock().unwrap().clear();
         // The retransmission's ACK reveals a second hole at 5 and ends Reno's recovery;
         // a second fast retransmit in the same window is not allowed (5 < recover), so
         // only the probes can repair it before a timeout.
-        s.on_ack(ms(200), &ack(5));
+        s.on_ack(ms(200), &ack(5), None);
         for i in 0..4 {
-            s.on_ack(ms(201 + i), &ack(5));
+            s.on_ack(ms(201 + i), &ack(5), None);
         }
         assert_eq!(
             *probes.lock().unwrap(),
@@ -668,13 +778,13 @@ mod tests {
     #[test]
     fn fast_retransmit_restarts_the_retransmission_timer() {
         let (mut s, _) = sender();
-        s.on_ack(ms(100), &ack(1)); // RTT 100 ms: RTO 300 ms, timer due at 400 ms
+        s.on_ack(ms(100), &ack(1), None); // RTT 100 ms: RTO 300 ms, timer due at 400 ms
         let due = s
             .take_timer_request()
             .expect("timer moved earlier than 1 s");
         assert_eq!(due, ms(400));
         for t in [300, 301, 302] {
-            s.on_ack(ms(t), &ack(1));
+            s.on_ack(ms(t), &ack(1), None);
         }
         assert_eq!(s.stats.fast_retransmits, 1);
         // At 400 ms the retransmission sent at 302 ms cannot have been acknowledged yet.

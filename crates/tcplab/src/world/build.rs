@@ -124,6 +124,7 @@ impl World {
                     .recovery
                     .as_deref()
                     .and_then(Recovery::parse)
+                    .or(cfg.recovery)
                     .unwrap_or(cc.default_recovery());
                 let mut rng = RngStream::new(seed, &format!("flow:{name}"));
                 let app = AppSchedule::for_flow(spec, &mut rng);

@@ -509,7 +509,11 @@ impl World {
         match p.kind {
             PacketKind::Ack => {
                 flow.acks_arrived += 1;
-                flow.sender.on_ack(now, &p);
+                let options = match p.options_id() {
+                    0 => None,
+                    id => flow.receiver.options.take(id),
+                };
+                flow.sender.on_ack(now, &p, options.as_ref());
                 self.flush_sender(f);
             }
             _ => {

@@ -12,6 +12,8 @@ fn loss_kind_name(k: LossKind) -> &'static str {
         LossKind::EarlyRetransmit => "early_retransmit",
         LossKind::Timeout => "timeout",
         LossKind::AckLoss => "ack_loss",
+        LossKind::LossProbe => "loss_probe",
+        LossKind::Rack => "rack",
     }
 }
 

@@ -140,7 +140,7 @@ impl Traces {
                 }
             }
         };
-        tcp_frame(&mut self.buf, &a, &fields, p.payload as usize, ip_id)
+        tcp_frame(&mut self.buf, &a, &fields, p.app_bytes() as usize, ip_id)
     }
 }
 

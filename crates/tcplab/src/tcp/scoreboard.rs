@@ -1,0 +1,314 @@
+//! The sender's record of every segment between `snd_una` and `snd_max`: when it was last
+//! sent, whether it was ever retransmitted, and (with SACK) whether the receiver holds it,
+//! whether it is deemed lost and whether a retransmission of it is in flight.
+//!
+//! The counters follow Linux's `sacked_out`, `lost_out` and `retrans_out`, so that the
+//! data in flight is RFC 6675's pipe as Linux computes it (`tcp_packets_in_flight`):
+//! outstanding segments, less those SACKed or lost, plus retransmissions in flight.
+
+use crate::sim::Time;
+use std::collections::VecDeque;
+
+/// Sent more than once (Karn's rule: no RTT sample from its ACK).
+pub const EVER_RETRANS: u8 = 1;
+/// The receiver reported it in a SACK block.
+pub const SACKED: u8 = 2;
+/// Deemed lost (RFC 6675 IsLost, RACK or a timeout), until acknowledged.
+pub const LOST: u8 = 4;
+/// A retransmission of it is in flight (Linux `TCPCB_SACKED_RETRANS`).
+pub const RETRANS: u8 = 8;
+
+#[derive(Clone, Copy, Debug)]
+pub struct SegInfo {
+    /// Time of the latest transmission.
+    pub sent_at: Time,
+    pub flags: u8,
+}
+
+impl SegInfo {
+    pub fn has(&self, f: u8) -> bool {
+        self.flags & f != 0
+    }
+}
+
+/// What a cumulative ACK removed from the scoreboard.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Acked {
+    /// Segments acknowledged for the first time (not SACKed before).
+    pub newly: u32,
+    /// Some acknowledged segment had been retransmitted (Linux `FLAG_RETRANS_DATA_ACKED`).
+    pub retransmitted: bool,
+    /// Send times of the oldest and newest segments acknowledged for the first time and
+    /// never retransmitted (Linux `first_ackt`, `last_ackt`).
+    pub first_sent: Option<Time>,
+    pub last_sent: Option<Time>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegInfo>,
+    /// Segment number of `segs[0]` (the sender's `snd_una`).
+    base: u32,
+    pub sacked: u32,
+    pub lost: u32,
+    pub retrans: u32,
+    /// One past the highest segment SACKed (0 when none).
+    pub high_sacked: u32,
+}
+
+impl Scoreboard {
+    pub fn with_capacity(n: usize) -> Self {
+        Scoreboard {
+            segs: VecDeque::with_capacity(n),
+            ..Scoreboard::default()
+        }
+    }
+
+    pub fn base(&self) -> u32 {
+        self.base
+    }
+
+    /// Segments outstanding (Linux `packets_out`).
+    pub fn len(&self) -> u32 {
+        self.segs.len() as u32
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    /// RFC 6675's pipe as Linux counts it: `packets_out - (sacked_out + lost_out) +
+    /// retrans_out`.
+    pub fn in_flight(&self) -> u32 {
+        (self.len() + self.retrans).saturating_sub(self.sacked + self.lost)
+    }
+
+    pub fn get(&self, seq: u32) -> Option<&SegInfo> {
+        self.segs.get(seq.wrapping_sub(self.base) as usize)
+    }
+
+    fn get_mut(&mut self, seq: u32) -> Option<&mut SegInfo> {
+        self.segs.get_mut(seq.wrapping_sub(self.base) as usize)
+    }
+
+    /// The first transmission of the next new segment.
+    pub fn push(&mut self, now: Time) {
+        self.segs.push_back(SegInfo {
+            sent_at: now,
+            flags: 0,
+        });
+    }
+
+    /// A retransmission of `seq`, sent now.
+    pub fn retransmitted(&mut self, seq: u32, now: Time) {
+        let mut in_flight_again = false;
+        if let Some(s) = self.get_mut(seq) {
+            in_flight_again = !s.has(RETRANS) && !s.has(SACKED);
+            s.sent_at = now;
+            s.flags |= EVER_RETRANS | RETRANS;
+        }
+        if in_flight_again {
+            self.retrans += 1;
+        }
+    }
+
+    /// The receiver SACKed `seq`; returns the segment as it was if this is news.
+    pub fn sack(&mut self, seq: u32) -> Option<SegInfo> {
+        let s = self.get_mut(seq)?;
+        if s.has(SACKED) {
+            return None;
+        }
+        let before = *s;
+        s.flags = (s.flags & EVER_RETRANS) | SACKED;
+        self.sacked += 1;
+        if before.has(LOST) {
+            self.lost -= 1;
+        }
+        if before.has(RETRANS) {
+            self.retrans -= 1;
+        }
+        self.high_sacked = self.high_sacked.max(seq + 1);
+        Some(before)
+    }
+
+    /// Deems `seq` lost (again, if its retransmission is in flight); returns whether this
+    /// changed anything.
+    pub fn mark_lost(&mut self, seq: u32) -> bool {
+        let Some(s) = self.get_mut(seq) else {
+            return false;
+        };
+        if s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)) {
+            return false;
+        }
+        let before = *s;
+        s.flags = (s.flags | LOST) & !RETRANS;
+        if before.has(RETRANS) {
+            self.retrans -= 1;
+        }
+        if !before.has(LOST) {
+            self.lost += 1;
+        }
+        true
+    }
+
+    /// Everything outstanding and not SACKed is deemed lost, no retransmission in flight
+    /// (Linux `tcp_enter_loss`; `keep_sacked` false forgets SACKs as after reneging).
+    pub fn mark_all_lost(&mut self, keep_sacked: bool) {
+        for s in &mut self.segs {
+            if keep_sacked && s.has(SACKED) {
+                continue;
+            }
+            s.flags = (s.flags & EVER_RETRANS) | LOST;
+        }
+        if !keep_sacked {
+            self.sacked = 0;
+            self.high_sacked = 0;
+        }
+        self.retrans = 0;
+        self.lost = self.len() - self.sacked;
+    }
+
+    /// The first segment at or after `from` that is lost and not being retransmitted.
+    pub fn next_lost(&self, from: u32) -> Option<u32> {
+        if self.lost == 0 {
+            return None;
+        }
+        let start = from.saturating_sub(self.base) as usize;
+        self.segs
+            .range(start.min(self.segs.len())..)
+            .position(|s| s.has(LOST) && !s.has(RETRANS))
+            .map(|i| self.base + (start + i) as u32)
+    }
+
+    /// Segments below `end` (oldest first) with their numbers.
+    pub fn iter_below(&self, end: u32) -> impl Iterator<Item = (u32, &SegInfo)> {
+        let n = end.saturating_sub(self.base).min(self.len()) as usize;
+        let base = self.base;
+        self.segs
+            .range(..n)
+            .enumerate()
+            .map(move |(i, s)| (base + i as u32, s))
+    }
+
+    /// RFC 6675 section 4 IsLost: a segment with at least `dupthresh` SACKed segments
+    /// above it (or, without SACK, the oldest one once `dupthresh` duplicate ACKs came).
+    /// Marks them and returns how many were newly marked.
+    pub fn mark_lost_by_dupthresh(&mut self, dupthresh: u32) -> u32 {
+        if self.sacked < dupthresh {
+            return 0;
+        }
+        let mut above = 0;
+        let mut marked = 0;
+        let top = self.high_sacked.saturating_sub(self.base) as usize;
+        for i in (0..top.min(self.segs.len())).rev() {
+            let s = self.segs[i];
+            if s.has(SACKED) {
+                above += 1;
+            } else if above >= dupthresh && !s.has(LOST) && !s.has(EVER_RETRANS) {
+                marked += u32::from(self.mark_lost(self.base + i as u32));
+            }
+        }
+        marked
+    }
+
+    /// A cumulative ACK up to `ack` (exclusive).
+    pub fn advance(&mut self, ack: u32) -> Acked {
+        let mut out = Acked::default();
+        let n = ack.saturating_sub(self.base).min(self.len());
+        for s in self.segs.drain(..n as usize) {
+            if s.has(SACKED) {
+                self.sacked -= 1;
+            } else {
+                out.newly += 1;
+                if !s.has(EVER_RETRANS) {
+                    out.first_sent.get_or_insert(s.sent_at);
+                    out.last_sent = Some(s.sent_at);
+                }
+            }
+            if s.has(LOST) {
+                self.lost -= 1;
+            }
+            if s.has(RETRANS) {
+                self.retrans -= 1;
+            }
+            out.retransmitted |= s.has(EVER_RETRANS);
+        }
+        self.base += n;
+        if self.high_sacked <= self.base {
+            self.high_sacked = 0;
+        }
+        out
+    }
+
+    pub fn front(&self) -> Option<&SegInfo> {
+        self.segs.front()
+    }
+
+    pub fn back(&self) -> Option<&SegInfo> {
+        self.segs.back()
+    }
+
+    /// Whether any of the first `n` outstanding segments was ever retransmitted.
+    pub fn any_retransmitted_below(&self, ack: u32) -> bool {
+        self.iter_below(ack).any(|(_, s)| s.has(EVER_RETRANS))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u32) -> Scoreboard {
+        let mut b = Scoreboard::default();
+        for i in 0..n {
+            b.push(Time(i as u64));
+        }
+        b
+    }
+
+    #[test]
+    fn pipe_counts_sacked_lost_and_retransmitted() {
+        let mut b = board(10);
+        assert_eq!(b.in_flight(), 10);
+        for q in [3, 4, 5] {
+            b.sack(q);
+        }
+        assert_eq!(b.in_flight(), 7);
+        assert_eq!(b.mark_lost_by_dupthresh(3), 3); // 0, 1, 2
+        assert_eq!(b.in_flight(), 4);
+        assert_eq!(b.next_lost(0), Some(0));
+        b.retransmitted(0, Time(100));
+        assert_eq!(b.in_flight(), 5);
+        assert_eq!(b.next_lost(0), Some(1));
+        // The retransmission is lost too.
+        assert!(b.mark_lost(0));
+        assert_eq!(b.in_flight(), 4);
+        let a = b.advance(6);
+        assert_eq!(a.newly, 3);
+        assert!(a.retransmitted);
+        assert_eq!((b.sacked, b.lost, b.retrans), (0, 0, 0));
+        assert_eq!(b.in_flight(), 4);
+    }
+
+    #[test]
+    fn sack_of_a_retransmitted_segment_leaves_the_pipe() {
+        let mut b = board(4);
+        b.mark_lost(1);
+        b.retransmitted(1, Time(9));
+        assert_eq!(b.in_flight(), 4);
+        assert!(b.sack(1).is_some());
+        assert!(b.sack(1).is_none());
+        assert_eq!(b.in_flight(), 3);
+    }
+
+    #[test]
+    fn timeout_marks_everything_not_sacked() {
+        let mut b = board(5);
+        b.sack(2);
+        b.mark_all_lost(true);
+        assert_eq!(b.lost, 4);
+        assert_eq!(b.in_flight(), 0);
+        b.mark_all_lost(false);
+        assert_eq!((b.lost, b.sacked), (5, 0));
+    }
+}
