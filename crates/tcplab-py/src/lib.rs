@@ -237,6 +237,18 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     set!(
         f,
         py,
+        "loss_probes",
+        fl.iter().map(|x| x.loss_probes).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
+        "undos",
+        fl.iter().map(|x| x.undos).collect::<Vec<_>>()
+    );
+    set!(
+        f,
+        py,
         "acks_sent",
         fl.iter().map(|x| x.acks_sent).collect::<Vec<_>>()
     );

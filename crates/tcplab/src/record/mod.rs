@@ -31,6 +31,10 @@ pub struct FlowRecord {
     pub fast_retransmits: u64,
     pub early_retransmits: u64,
     pub dupacks: u64,
+    /// Tail loss probes sent (RFC 8985 section 7).
+    pub loss_probes: u64,
+    /// Window reductions undone as spurious (D-SACK or timestamps).
+    pub undos: u64,
     pub acks_sent: u64,
     pub acks_received: u64,
     pub data_drops: DropCounts,

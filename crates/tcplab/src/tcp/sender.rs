@@ -527,12 +527,13 @@ impl TcpSender {
             self.st.cwnd += 1.0;
             return;
         }
-        // RFC 6582 section 3.2 step 1 (also NS-2 Reno's bugfix): a new fast retransmit
-        // only once the ACK covers what was outstanding at the previous one. After a
-        // timeout (state Loss) this `recover` is where the timeout found snd_max: the
-        // duplicates that go-back-N provokes for segments the receiver already holds never
-        // start a fast retransmit (RFC 6582 section 4; Linux's `high_seq`).
-        if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| ack >= r) {
+        // RFC 6582 section 3.2 step 1 and section 4 (NS-2's `bugfix_`: highest_ack_ >
+        // recover_; Linux holds its state "until something *above* high_seq is ACKed"): a
+        // new fast retransmit only once the ACK goes beyond everything outstanding at the
+        // previous loss response. After a timeout, the duplicates that go-back-N provokes
+        // for segments the receiver already holds carry exactly that ACK, so they never
+        // start a fast retransmit of a segment that was not lost.
+        if self.dupacks == self.cfg.dupack_threshold && self.recover.is_none_or(|r| ack > r) {
             self.loss_response(now, LossKind::FastRetransmit);
             return;
         }

@@ -72,6 +72,8 @@ impl World {
                     fast_retransmits: s.fast_retransmits,
                     early_retransmits: s.early_retransmits,
                     dupacks: s.dupacks,
+                    loss_probes: s.loss_probes,
+                    undos: s.undos,
                     acks_sent: r.acks_sent,
                     acks_received: s.acks_received,
                     data_drops: f.data_drops,
