@@ -1,7 +1,8 @@
 //! Benchmark: 10 Reno flows over a 100 Mb/s, 10 ms, 200-packet bottleneck for 100 s.
 //!
-//! `cargo run --release -p tcplab --example bench_reno10` prints simulated packets per
-//! wall-clock second and peak memory. See docs/performance.md.
+//! `cargo run --release -p tcplab --example bench_reno10 [RUNS] [STACK]` prints simulated
+//! packets per wall-clock second and peak memory; STACK (`ns2`, the default, or `linux`)
+//! picks the TCP stack profile. See docs/performance.md.
 
 use std::time::Instant;
 
@@ -37,6 +38,8 @@ fn main() {
             "\n[[flows]]\nsrc = \"s{i}\"\ndst = \"d{i}\"\ncc = \"reno\"\n"
         ));
     }
+    let stack = std::env::args().nth(2).unwrap_or_else(|| "ns2".into());
+    text.push_str(&format!("\n[tcp]\nstack = \"{stack}\"\n"));
     let runs: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
@@ -52,7 +55,9 @@ fn main() {
         packets = rec.meta.packets_delivered;
         events = rec.meta.events_processed;
     }
-    println!("scenario: 10 Reno flows, 100 Mb/s, 10 ms, 200 packets, 100 s simulated");
+    println!(
+        "scenario: 10 Reno flows, 100 Mb/s, 10 ms, 200 packets, 100 s simulated, {stack} stack"
+    );
     println!("best wall time of {runs}: {best:.3} s");
     println!("packets delivered: {packets}  events: {events}");
     println!(

@@ -40,7 +40,14 @@ impl Rack {
     /// RFC 8985 section 6.2 step 2 (Linux `tcp_rack_advance`): segment `seq`, last sent at
     /// `sent_at`, was delivered. A retransmitted segment delivered sooner than the
     /// minimum RTT may be the original's ACK, so it does not count.
-    pub fn advance(&mut self, seq: u32, sent_at: Time, retransmitted: bool, now: Time, min_rtt: Time) {
+    pub fn advance(
+        &mut self,
+        seq: u32,
+        sent_at: Time,
+        retransmitted: bool,
+        now: Time,
+        min_rtt: Time,
+    ) {
         let rtt = now - sent_at;
         if retransmitted && rtt < min_rtt {
             return;
@@ -56,11 +63,22 @@ impl Rack {
     /// RFC 8985 section 6.2 step 4 (Linux `tcp_rack_reo_wnd`): no settling time before
     /// reordering is seen once in recovery or once `dupthresh` segments are SACKed;
     /// otherwise a quarter of the minimum RTT per step, at most SRTT.
-    pub fn reo_wnd(&self, in_recovery: bool, sacked: u32, dupthresh: u32, min_rtt: Time, srtt: Time) -> Time {
+    pub fn reo_wnd(
+        &self,
+        in_recovery: bool,
+        sacked: u32,
+        dupthresh: u32,
+        min_rtt: Time,
+        srtt: Time,
+    ) -> Time {
         if !self.reordering_seen && (in_recovery || sacked >= dupthresh) {
             return Time::ZERO;
         }
-        let quarter = if min_rtt == Time::MAX { Time::ZERO } else { Time(min_rtt.nanos() / 4) };
+        let quarter = if min_rtt == Time::MAX {
+            Time::ZERO
+        } else {
+            Time(min_rtt.nanos() / 4)
+        };
         Time(quarter.nanos().saturating_mul(self.reo_wnd_steps as u64)).min(srtt)
     }
 

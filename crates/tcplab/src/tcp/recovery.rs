@@ -29,7 +29,12 @@ struct AckFacts {
 }
 
 impl TcpSender {
-    pub(super) fn on_ack_scoreboard(&mut self, now: Time, pkt: &Packet, options: Option<&AckOptions>) {
+    pub(super) fn on_ack_scoreboard(
+        &mut self,
+        now: Time,
+        pkt: &Packet,
+        options: Option<&AckOptions>,
+    ) {
         let ack = pkt.ack;
         let prior_una = self.snd_una;
         if self.cfg.timestamps {
@@ -141,7 +146,8 @@ impl TcpSender {
                 };
                 facts.delivered += 1;
                 let re = before.has(EVER_RETRANS);
-                self.rack.advance(q, before.sent_at, re, now, self.st.min_rtt);
+                self.rack
+                    .advance(q, before.sent_at, re, now, self.st.min_rtt);
                 if !re {
                     // Linux `first_sackt` / `last_sackt`: RTT of the SACKed data.
                     let r = now - before.sent_at;
@@ -175,8 +181,12 @@ impl TcpSender {
         if !self.cfg.sack {
             // Linux `tcp_newreno_mark_lost`: without SACK the oldest segment is lost after
             // `dupthresh` duplicates, and again after each partial ACK in recovery.
-            let head_lost = self.sb.get(self.snd_una).is_some_and(|s| s.has(super::scoreboard::LOST));
-            let due = (self.st.ca_state < CaState::Recovery && self.dupacks >= self.cfg.dupack_threshold)
+            let head_lost = self
+                .sb
+                .get(self.snd_una)
+                .is_some_and(|s| s.has(super::scoreboard::LOST));
+            let due = (self.st.ca_state < CaState::Recovery
+                && self.dupacks >= self.cfg.dupack_threshold)
                 || (self.st.ca_state == CaState::Recovery && advanced);
             if due && !head_lost {
                 return u32::from(self.sb.mark_lost(self.snd_una));
@@ -207,13 +217,20 @@ impl TcpSender {
         );
         // Segments never retransmitted were sent in sequence order, so beyond RACK.end_seq
         // only retransmitted ones can have been sent earlier.
-        let end = if self.sb.retrans > 0 { self.snd_max } else { self.rack.end_seq };
+        let end = if self.sb.retrans > 0 {
+            self.snd_max
+        } else {
+            self.rack.end_seq
+        };
         let deadline = self.rack.rtt + reo_wnd;
         let mut wait = Time::ZERO;
         let mut lost = Vec::new();
         for (q, s) in self.sb.iter_below(end) {
             use super::scoreboard::{LOST, RETRANS, SACKED};
-            if s.has(SACKED) || (s.has(LOST) && !s.has(RETRANS)) || !self.rack.sent_before(q, s.sent_at) {
+            if s.has(SACKED)
+                || (s.has(LOST) && !s.has(RETRANS))
+                || !self.rack.sent_before(q, s.sent_at)
+            {
                 continue;
             }
             let age = now - s.sent_at;
@@ -266,7 +283,9 @@ impl TcpSender {
     /// Linux `tcp_enter_recovery` and `tcp_init_cwnd_reduction`.
     fn enter_recovery(&mut self, now: Time) {
         let seq = self.sb.next_lost(self.snd_una).unwrap_or(self.snd_una);
-        let kind = if self.dupacks >= self.cfg.dupack_threshold || self.sb.sacked >= self.cfg.dupack_threshold {
+        let kind = if self.dupacks >= self.cfg.dupack_threshold
+            || self.sb.sacked >= self.cfg.dupack_threshold
+        {
             LossKind::FastRetransmit
         } else {
             LossKind::Rack
@@ -295,7 +314,11 @@ impl TcpSender {
     fn start_undo_episode(&mut self) {
         self.prior_ssthresh = self.st.ssthresh.max(0.75 * self.st.cwnd);
         self.undo_marker = Some(self.snd_una);
-        self.undo_retrans = if self.sb.retrans > 0 { self.sb.retrans as i64 } else { -1 };
+        self.undo_retrans = if self.sb.retrans > 0 {
+            self.sb.retrans as i64
+        } else {
+            -1
+        };
         self.retrans_stamp = None;
     }
 
@@ -405,7 +428,11 @@ impl TcpSender {
     /// SACK, a probe 2 SRTT after the last send, plus the minimum RTO when one segment is
     /// outstanding (a delayed ACK may hold its answer back), never later than the RTO.
     fn schedule_probe(&mut self, now: Time) -> bool {
-        if !self.cfg.tlp || !self.cfg.sack || self.st.ca_state > CaState::Disorder || self.tlp_high_seq.is_some() {
+        if !self.cfg.tlp
+            || !self.cfg.sack
+            || self.st.ca_state > CaState::Disorder
+            || self.tlp_high_seq.is_some()
+        {
             return false;
         }
         let srtt = self.rto.srtt();
@@ -448,7 +475,11 @@ impl TcpSender {
             self.tlp_retrans = false;
         } else {
             let last = self.snd_max - 1;
-            if self.sb.get(last).is_some_and(|s| !s.has(super::scoreboard::SACKED)) {
+            if self
+                .sb
+                .get(last)
+                .is_some_and(|s| !s.has(super::scoreboard::SACKED))
+            {
                 self.note_retransmission(now);
                 self.transmit(last, now);
             }

@@ -112,6 +112,8 @@ pub struct TcpSender {
     /// retransmission (Linux `tlp_high_seq`, `tlp_retrans`).
     pub(super) tlp_high_seq: Option<u32>,
     pub(super) tlp_retrans: bool,
+    /// Segments sent while handling the current event (for `max_burst`).
+    event_sends: u32,
     /// The timestamp the latest ACK echoed (RFC 7323 TSecr).
     pub(super) latest_echo: Time,
     pub stats: SenderStats,
@@ -141,7 +143,8 @@ impl TcpSender {
                 (segs, last)
             }
         };
-        let mut st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss, cfg.rwnd);
+        let initial_cwnd = cfg.initial_cwnd.min(cfg.rwnd as f64);
+        let mut st = CcState::new(initial_cwnd, cfg.initial_ssthresh, cfg.mss, cfg.rwnd);
         st.rto = cfg.initial_rto;
         st.ack_stride = if cfg.delayed_ack { 2 } else { 1 };
         TcpSender {
@@ -186,6 +189,7 @@ impl TcpSender {
             rack: Rack::default(),
             tlp_high_seq: None,
             tlp_retrans: false,
+            event_sends: 0,
             latest_echo: Time::ZERO,
             stats: SenderStats::default(),
             losses: Vec::new(),
@@ -228,6 +232,7 @@ impl TcpSender {
     /// The application starts: initialise the algorithm and send the first window. A
     /// later call, after [`stop`](Self::stop), resumes (an on/off schedule).
     pub fn start(&mut self, now: Time) {
+        self.event_sends = 0;
         if self.started {
             self.resume(now);
             return;
@@ -235,6 +240,7 @@ impl TcpSender {
         self.started = true;
         self.refresh(now);
         self.cc.init(&mut self.st);
+        self.clamp_cwnd();
         self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
         self.send(now);
     }
@@ -303,6 +309,7 @@ impl TcpSender {
             self.cfg.mss
         };
         self.stats.segments_sent += 1;
+        self.event_sends += 1;
         self.outbox.push(Packet {
             uid: 0,
             flow: self.flow,
@@ -332,11 +339,12 @@ impl TcpSender {
         }
     }
 
-    /// At most this many segments go out back to back in response to one event.
+    /// How many more segments may go out back to back in response to the current event
+    /// (NS-2's `maxburst_`, counting retransmissions too).
     pub(super) fn burst_limit(&self) -> u32 {
         match self.cfg.max_burst {
             0 => u32::MAX,
-            n => n,
+            n => n.saturating_sub(self.event_sends),
         }
     }
 
@@ -404,6 +412,7 @@ impl TcpSender {
 
     /// Processes an ACK from the receiver, with its SACK option if it carries one.
     pub fn on_ack(&mut self, now: Time, pkt: &Packet, options: Option<&AckOptions>) {
+        self.event_sends = 0;
         self.stats.acks_received += 1;
         self.st.rwnd = pkt.rwnd.max(1);
         let ack = pkt.ack;
@@ -633,6 +642,7 @@ impl TcpSender {
 
     /// Handles the retransmission timer event scheduled for `at`.
     pub fn on_timer(&mut self, at: Time, now: Time) {
+        self.event_sends = 0;
         match self.timer.fire(at, now) {
             Fired::Stale => {}
             Fired::Rearm(t) => self.timer_request = Some(t),

@@ -1,0 +1,238 @@
+//! Properties of the TCP sender over random dumbbell scenarios, in both stack profiles
+//! (issue 15, "what it must show" item 4): no fast retransmit of a segment that was not
+//! lost when the path neither reorders nor duplicates; no send burst above `max_burst`;
+//! cwnd never above rwnd; conservation (checked by every run); delivery never ahead of
+//! the bottleneck's capacity.
+
+use proptest::prelude::*;
+use tcplab::record::RunRecords;
+use tcplab::run_scenario;
+
+#[derive(Debug, Clone)]
+struct Case {
+    stack: &'static str,
+    cc: &'static str,
+    flows: u32,
+    rate_mbps: u32,
+    delay_ms: u32,
+    buffer: u32,
+    loss: f64,
+    rwnd: Option<u32>,
+    max_burst: Option<u32>,
+    delayed_ack: bool,
+}
+
+const ALGORITHMS: &[&str] = &[
+    "reno",
+    "newreno",
+    "cubic",
+    "vegas",
+    "veno",
+    "highspeed",
+    "code",
+];
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop_oneof![Just("ns2"), Just("linux")],
+        proptest::sample::select(ALGORITHMS),
+        1u32..=3,
+        prop_oneof![Just(2u32), Just(10), Just(50)],
+        5u32..60,
+        prop_oneof![Just(5u32), Just(20), Just(60), Just(150)],
+        prop_oneof![Just(0.0), Just(0.005), Just(0.02)],
+        prop::option::of(8u32..120),
+        prop::option::of(2u32..8),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(
+                stack,
+                cc,
+                flows,
+                rate_mbps,
+                delay_ms,
+                buffer,
+                loss,
+                rwnd,
+                max_burst,
+                delayed_ack,
+            )| Case {
+                stack,
+                cc,
+                flows,
+                rate_mbps,
+                delay_ms,
+                buffer,
+                loss,
+                rwnd,
+                max_burst,
+                delayed_ack,
+            },
+        )
+}
+
+const DURATION: f64 = 8.0;
+const SAMPLE: f64 = 0.25;
+
+fn scenario(c: &Case) -> String {
+    let loss = if c.loss > 0.0 {
+        format!(", loss = {{ model = \"bernoulli\", p = {} }}", c.loss)
+    } else {
+        String::new()
+    };
+    let mut tcp = format!("stack = \"{}\"\ndelayed_ack = {}\n", c.stack, c.delayed_ack);
+    if let Some(w) = c.rwnd {
+        tcp += &format!("rwnd = {w}\n");
+    }
+    if let Some(b) = c.max_burst {
+        tcp += &format!("max_burst = {b}\n");
+    }
+    let mut s = format!(
+        r#"
+[simulation]
+duration = {DURATION}
+sample_interval = {SAMPLE}
+event_log = true
+
+[topology]
+kind = "dumbbell"
+pairs = {flows}
+bottleneck = {{ rate = "{rate}Mbps", delay = "{delay}ms", buffer = {buffer}{loss} }}
+access = {{ rate = "1Gbps", delay = "1ms", buffer = 100000 }}
+
+[tcp]
+{tcp}
+"#,
+        flows = c.flows,
+        rate = c.rate_mbps,
+        delay = c.delay_ms,
+        buffer = c.buffer,
+    );
+    for i in 0..c.flows {
+        s += &format!(
+            "\n[[flows]]\nsrc = \"s{i}\"\ndst = \"d{i}\"\ncc = \"{}\"\nstart = {}\n",
+            c.cc,
+            0.3 * i as f64
+        );
+    }
+    s
+}
+
+/// Spurious fast retransmits: responses to duplicate ACKs (or RACK) for a segment that
+/// was never dropped. Vegas-family early retransmits are the algorithm's own choice and
+/// are not counted.
+fn spurious_fast_retransmits(r: &RunRecords) -> usize {
+    let l = &r.losses;
+    (0..l.kind.len())
+        .filter(|&i| matches!(l.kind[i], "fast_retransmit" | "rack") && l.true_cause[i] == "none")
+        .count()
+}
+
+/// The largest number of data segments a flow put on its first link at one instant.
+fn largest_burst(r: &RunRecords) -> usize {
+    let e = r.events.as_ref().expect("event log on");
+    let mut best = 0;
+    let mut run = 0;
+    let mut last: Option<(u32, f64)> = None;
+    for i in 0..e.time.len() {
+        if e.event[i] != "send" || e.kind[i] != "data" {
+            continue;
+        }
+        let key = (e.flow[i], e.time[i]);
+        run = if last == Some(key) { run + 1 } else { 1 };
+        last = Some(key);
+        best = best.max(run);
+    }
+    best
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn tcp_invariants_hold(c in case()) {
+        let rec = run_scenario(&scenario(&c), Some(7)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(spurious_fast_retransmits(&rec), 0, "{:?}", c);
+
+        if let Some(b) = c.max_burst {
+            prop_assert!(largest_burst(&rec) <= b as usize, "burst {} > {b}: {:?}", largest_burst(&rec), c);
+        }
+        if let Some(w) = c.rwnd {
+            let worst = rec.flow_series.cwnd.iter().cloned().fold(0.0, f64::max);
+            prop_assert!(worst <= w as f64, "cwnd {worst} > rwnd {w}: {:?}", c);
+        }
+
+        // Payload delivered in order by each sampling time, all flows together, against
+        // what the bottleneck can have carried since the start (plus one segment per flow
+        // in transit). In-order delivery can jump when a hole fills, so the bound is
+        // cumulative; a window that opens mid-recovery would break it.
+        let (mss, header) = if c.stack == "linux" { (1448.0, 52.0) } else { (1000.0, 40.0) };
+        let rate = c.rate_mbps as f64 * 1e6 / 8.0 * mss / (mss + header);
+        let s = &rec.flow_series;
+        let n = c.flows as usize;
+        for k in 0..s.time.len() / n {
+            let delivered: u64 = (0..n).map(|f| s.bytes_delivered[k * n + f]).sum();
+            let t = s.time[k * n];
+            prop_assert!(
+                delivered as f64 <= rate * t + mss * n as f64,
+                "{delivered} bytes by t = {t}: capacity {}: {:?}", rate * t, c
+            );
+        }
+        for l in &rec.links {
+            prop_assert!(l.utilization <= 1.0 + 1e-9, "{} utilisation {}", l.name, l.utilization);
+        }
+    }
+}
+
+/// The issue's first symptom: one CUBIC flow over 10 Mb/s, 30 ms, 50 packets took fast
+/// retransmits for segments that were never lost after its first timeout.
+#[test]
+fn no_spurious_fast_retransmit_after_a_timeout() {
+    for stack in ["ns2", "linux"] {
+        let c = Case {
+            stack,
+            cc: "cubic",
+            flows: 1,
+            rate_mbps: 10,
+            delay_ms: 13,
+            buffer: 50,
+            loss: 0.0,
+            rwnd: None,
+            max_burst: None,
+            delayed_ack: false,
+        };
+        let rec = run_scenario(&scenario(&c), Some(1)).unwrap();
+        assert_eq!(spurious_fast_retransmits(&rec), 0, "{stack}");
+    }
+}
+
+/// Against the path's drops, the `linux` profile retransmits about what was dropped (the
+/// kernel does; NS-2's go-back-N resends whole windows).
+#[test]
+fn linux_profile_retransmits_what_was_dropped() {
+    let c = Case {
+        stack: "linux",
+        cc: "cubic",
+        flows: 2,
+        rate_mbps: 10,
+        delay_ms: 13,
+        buffer: 50,
+        loss: 0.005,
+        rwnd: None,
+        max_burst: None,
+        delayed_ack: true,
+    };
+    let rec = run_scenario(&scenario(&c), Some(3)).unwrap();
+    for f in &rec.flows {
+        let drops = f.data_drops.total();
+        assert!(drops > 10, "{} dropped only {drops}", f.name);
+        assert!(
+            f.retransmissions <= drops + drops / 4 + 2,
+            "{}: {} retransmissions for {drops} drops",
+            f.name,
+            f.retransmissions
+        );
+        assert_eq!(f.timeouts, 0, "{}", f.name);
+    }
+}
