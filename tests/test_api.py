@@ -91,3 +91,25 @@ def test_event_log_lists_sends_and_receipts():
 
 def test_algorithms_lists_reno_family():
     assert {"reno", "newreno", "tahoe"} <= set(tcplab.algorithms())
+
+
+def test_link_jitter_spreads_rtts_and_bad_jitter_names_the_field():
+    def rtt_spread(jitter):
+        sc = tcplab.Scenario.dumbbell(
+            pairs=1,
+            bottleneck=tcplab.link("10Mbps", "20ms", buffer=50, jitter=jitter),
+            duration=10,
+            sample_interval=0,
+        )
+        sc.add_flow("s0", "d0", cc="reno", tcp={"rwnd": 4})
+        flow = tcplab.run(sc).flows.iloc[0]
+        return flow["mean_rtt"] - flow["min_rtt"]
+
+    assert "jitter" not in tcplab.link("10Mbps", "20ms")
+    assert "uniform" in tcplab.capabilities()["jitter"]
+    assert rtt_spread(None) < 1e-5
+    assert 0.8e-3 < rtt_spread({"kind": "uniform", "max": "2ms"}) < 1.2e-3
+    with pytest.raises(tcplab.ScenarioError) as e:
+        rtt_spread({"kind": "exponential", "mean": 0, "max": "1ms"})
+    assert e.value.field == "topology.bottleneck.jitter.mean"
+    assert "positive" in e.value.message

@@ -30,7 +30,7 @@ __all__ = [
 
 def capabilities() -> dict[str, list[str]]:
     """What this installation can run: the engine's mechanisms by kind ("cc", "queue",
-    "topology", "loss", "traffic") and "testbed": ["kernel"] when the kernel test bed can run."""
+    "topology", "loss", "jitter", "traffic") and "testbed": ["kernel"] when the kernel test bed can run."""
     from . import _engine
     from .testbed.available import available
 

@@ -17,9 +17,25 @@ from . import _engine
 from .errors import ScenarioError
 
 
-def link(rate: str | float, delay: str | float, buffer: int = 100, **extra: Any) -> dict[str, Any]:
-    """A link spec: ``link("10Mbps", "23ms", buffer=100, loss={"model": "bernoulli", "p": 0.01})``."""
-    return {"rate": rate, "delay": delay, "buffer": buffer, **extra}
+def link(
+    rate: str | float,
+    delay: str | float,
+    buffer: int = 100,
+    *,
+    jitter: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """A link spec: ``link("10Mbps", "23ms", buffer=100, loss={"model": "bernoulli", "p": 0.01})``.
+
+    ``jitter`` adds a random extra delay per packet in the forward direction that never
+    reorders packets, e.g. ``{"kind": "uniform", "max": "0.3ms"}`` or
+    ``{"kind": "exponential", "mean": "0.1ms", "max": "1ms"}`` (docs/scenario.md); the
+    default, None, is no jitter.
+    """
+    spec = {"rate": rate, "delay": delay, "buffer": buffer, **extra}
+    if jitter is not None:
+        spec["jitter"] = jitter
+    return spec
 
 
 class Scenario:

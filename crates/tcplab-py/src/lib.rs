@@ -645,12 +645,13 @@ fn algorithms() -> Vec<&'static str> {
 /// What this engine build supports, for experiments that need a mechanism by name.
 #[pyfunction]
 fn capabilities<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-    use tcplab::config::{LossSpec, QueueSpec, Topology};
+    use tcplab::config::{JitterSpec, LossSpec, QueueSpec, Topology};
     let d = PyDict::new(py);
     d.set_item("cc", tcplab::cc::ALGORITHMS.to_vec())?;
     d.set_item("queue", QueueSpec::KINDS.to_vec())?;
     d.set_item("topology", Topology::KINDS.to_vec())?;
     d.set_item("loss", LossSpec::KINDS.to_vec())?;
+    d.set_item("jitter", JitterSpec::KINDS.to_vec())?;
     d.set_item("traffic", vec!["tcp", "cbr", "schedule", "pcap"])?;
     Ok(d)
 }

@@ -41,6 +41,7 @@ pub mod scalable;
 pub(crate) mod scripted;
 pub mod vegas;
 pub mod vegas_a;
+pub mod vegas_linux;
 pub mod vegas_plus;
 pub mod veno;
 

@@ -12,21 +12,28 @@
 //!   Brakmo & Peterson section 3.2; for CODE the round's minimum, 000 section 4.5), the
 //!   fine-grained retransmission check, cwnd to 3/4 or 1/2 on a retransmission and 2
 //!   after a timeout (000 section 2.2.3).
-//! - `variant = "linux"`: Linux `tcp_vegas.c`, which 004 evaluates: the minimum RTT of the
-//!   last round, no fine-grained retransmission, Reno's loss response (ssthresh = cwnd/2,
-//!   cwnd 1 after a timeout). The thresholds stay as given (Linux's module defaults are
-//!   alpha 2, beta 4; set them explicitly to use those).
+//! - `variant = "linux"`: Linux `net/ipv4/tcp_vegas.c`, which 004 evaluates, rule by rule
+//!   (cc/vegas_linux.rs): Linux's module defaults alpha 2, beta 4, gamma 1; once per RTT
+//!   on the minimum RTT of the round, in whole microseconds, with Diff in integer
+//!   arithmetic; Reno's window growth for a round with 2 RTT samples or fewer and
+//!   whenever the connection is not in the Open state; slow start on every ACK
+//!   (`tcp_slow_start`), left when Diff > gamma with cwnd = min(cwnd, target_cwnd + 1)
+//!   and ssthresh = min(ssthresh, cwnd); ssthresh then kept at least 3/4 of cwnd
+//!   (`tcp_current_ssthresh`); no fine-grained retransmission; Reno's loss response
+//!   (`tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2) in whole segments, cwnd 1 after a
+//!   timeout).
 //!
-//! Each mechanism is also its own option (`rtt`, `fine_grained_retransmit`,
-//! `loss_response`), which overrides the variant's choice. Both variants keep Vegas's
-//! every-other-round slow start.
+//! `fine_grained_retransmit` and `loss_response` are also options of their own, which
+//! override the variant's choice; `rtt` too, except that the linux variant's rules are
+//! defined on the round's minimum (any other choice is an error there).
 
 use super::delay::{BaseRtt, Estimate};
 use super::params::check_range;
 use super::round::{Round, RoundTracker, RttChoice};
+use super::vegas_linux::LinuxVegas;
 use super::{
-    parse_params, AckSample, CaState, CcSpec, CcState, CongestionControl, LossInfo, LossKind,
-    Recovery, RetransmitProbe,
+    parse_params, AckSample, CaEvent, CaState, CcSpec, CcState, CongestionControl, LossInfo,
+    LossKind, Recovery, RetransmitProbe,
 };
 use crate::config::ConfigError;
 use crate::sim::Time;
@@ -76,6 +83,11 @@ pub struct VegasOptions {
     pub variant: Option<Variant>,
 }
 
+/// Linux's module parameters (`tcp_vegas.c`: alpha 2, beta 4, gamma 1).
+const LINUX_ALPHA: f64 = 2.0;
+const LINUX_BETA: f64 = 4.0;
+const LINUX_GAMMA: f64 = 1.0;
+
 /// The family's resolved settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VegasConfig {
@@ -85,6 +97,9 @@ pub struct VegasConfig {
     pub rtt: RttChoice,
     pub fine_grained_retransmit: bool,
     pub loss_response: LossResponse,
+    /// Linux `tcp_vegas.c`'s rules for slow start and the once-per-RTT decision
+    /// (cc/vegas_linux.rs) instead of the paper's.
+    pub linux: bool,
 }
 
 impl VegasConfig {
@@ -97,6 +112,7 @@ impl VegasConfig {
             rtt,
             fine_grained_retransmit: true,
             loss_response: LossResponse::Vegas,
+            linux: false,
         }
     }
 
@@ -109,7 +125,20 @@ impl VegasConfig {
     ) -> Result<Self, ConfigError> {
         let o: VegasOptions = parse_params(spec, field)?;
         let linux = o.variant == Some(Variant::Linux);
-        let d = VegasConfig::paper(paper_rtt);
+        let mut d = VegasConfig::paper(paper_rtt);
+        if linux {
+            (d.alpha, d.beta, d.gamma) = (LINUX_ALPHA, LINUX_BETA, LINUX_GAMMA);
+            if let Some(rtt) = o.rtt.filter(|&r| r != RttChoice::Min) {
+                return Err(ConfigError::new(
+                    format!("{field}.rtt"),
+                    format!(
+                        "{:?} is not allowed with variant = \"linux\", whose rules use the \
+                         round's minimum RTT; omit rtt (or give \"min\"), or use variant = \"paper\"",
+                        rtt.name()
+                    ),
+                ));
+            }
+        }
         let cfg = VegasConfig {
             alpha: o.alpha.unwrap_or(d.alpha),
             beta: o.beta.unwrap_or(d.beta),
@@ -121,6 +150,7 @@ impl VegasConfig {
             } else {
                 LossResponse::Vegas
             }),
+            linux,
         };
         check_range(field, "alpha", cfg.alpha, 0.0, 1e4)?;
         if !(cfg.beta.is_finite() && cfg.beta >= cfg.alpha && cfg.beta <= 1e4) {
@@ -246,6 +276,8 @@ pub struct VegasFamily<R> {
     last_decrease: Option<Time>,
     /// The last round's RTT and estimate, for `variables`.
     last: Option<(Time, Estimate)>,
+    /// Linux's state and rules, for `variant = "linux"` (cc/vegas_linux.rs).
+    linux: Option<LinuxVegas>,
 }
 
 impl<R: AvoidanceRule> VegasFamily<R> {
@@ -265,6 +297,9 @@ impl<R: AvoidanceRule> VegasFamily<R> {
             ),
             last_decrease: None,
             last: None,
+            linux: cfg
+                .linux
+                .then(|| LinuxVegas::new(cfg.alpha, cfg.beta, cfg.gamma)),
         }
     }
 
@@ -353,9 +388,28 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
 
     fn init(&mut self, st: &mut CcState) {
         self.restart_rounds(st);
+        if let Some(linux) = &mut self.linux {
+            linux.init(st);
+        }
+    }
+
+    /// Linux (`tcp_vegas_cwnd_event`): the first send with nothing in flight
+    /// re-initialises Vegas, baseRTT included. The paper variant ignores it.
+    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
+        if let (Some(linux), CaEvent::TxStart) = (&mut self.linux, event) {
+            linux.init(st);
+        }
     }
 
     fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
+        if let Some(linux) = &mut self.linux {
+            linux.pkts_acked(sample.rtt);
+            if let Some(r) = sample.rtt {
+                self.fine_rto.sample(r);
+            }
+            self.rule.on_ack(st, sample.rtt);
+            return;
+        }
         if let Some(r) = sample.rtt {
             // BaseRTT is the minimum of all measured RTTs (000 section 2.2.1), and every
             // segment's RTT feeds the fine-grained timeout (002 section 2).
@@ -371,6 +425,12 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
     /// Per-ACK growth first, under the phase of the round this ACK belongs to (the ACK
     /// that ends a round is still part of it), then the once-per-round decisions.
     fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
+        if let Some(linux) = &mut self.linux {
+            if let Some((view, est)) = linux.cong_avoid(st, acked, &mut self.rule) {
+                self.last = Some((view.rtt, est));
+            }
+            return;
+        }
         if st.in_slow_start() {
             // 000 section 2.2.1: exponential growth, in the growing rounds only.
             if self.ss_growing && st.cwnd_limited {
@@ -386,7 +446,13 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
 
     /// Samples from before a loss say nothing about the window after it: start a fresh
     /// round on entering and on leaving recovery (as Linux's `tcp_vegas_state`).
+    /// Linux (`tcp_vegas_state`): Vegas runs in the Open state only, with a fresh round
+    /// on entering it.
     fn set_state(&mut self, st: &mut CcState, new: CaState) {
+        if let Some(linux) = &mut self.linux {
+            linux.set_state(st, new == CaState::Open);
+            return;
+        }
         let recovering = |s: CaState| matches!(s, CaState::Recovery | CaState::Loss);
         if recovering(new) || (new == CaState::Open && recovering(st.ca_state)) {
             self.restart_rounds(st);
@@ -399,7 +465,16 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
     /// larger window do not call for another cut; NS-2 compares the same times). The sender
     /// applies the result when recovery ends, "after the ACK of the lost packet is
     /// received". On a timeout ssthresh = cwnd/2 and slow start restarts.
+    ///
+    /// Linux with its own loss response (`tcp_reno_ssthresh`): ssthresh = max(cwnd / 2, 2)
+    /// in whole segments on every call (the sender calls once per recovery or timeout).
     fn ssthresh(&mut self, st: &CcState, loss: &LossInfo) -> f64 {
+        if let Some(linux) = &mut self.linux {
+            if self.cfg.loss_response == LossResponse::Reno {
+                self.rule.on_loss(loss.kind, true);
+                return linux.loss_ssthresh(st);
+            }
+        }
         let window = st.effective_window();
         if loss.kind == LossKind::Timeout {
             self.last_decrease = Some(st.now);
@@ -445,7 +520,11 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
     }
 
     fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
-        if let Some(b) = self.base.get() {
+        let base = match &self.linux {
+            Some(linux) => linux.base_rtt(),
+            None => self.base.get(),
+        };
+        if let Some(b) = base {
             out.push(("base_rtt", b.as_secs_f64()));
         }
         if let Some((rtt, est)) = self.last {
@@ -610,6 +689,118 @@ mod tests {
         };
         s.st.now = ms(100_000);
         assert!(!cc.retransmit_check(&s.st, &probe));
+    }
+
+    fn linux(extra: &str) -> Vegas {
+        let t: toml::Table =
+            toml::from_str(&format!("name = 'vegas'\nvariant = 'linux'\n{extra}")).unwrap();
+        let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+        from_spec(&spec, "cc").unwrap()
+    }
+
+    #[test]
+    fn linux_defaults_are_the_module_parameters() {
+        let cfg = *linux("").config();
+        assert_eq!((cfg.alpha, cfg.beta, cfg.gamma), (2.0, 4.0, 1.0));
+        assert!(cfg.linux && !cfg.fine_grained_retransmit);
+        assert_eq!(linux("alpha = 1\nbeta = 3").config().beta, 3.0);
+        let t: toml::Table =
+            toml::from_str("name = 'vegas'\nvariant = 'linux'\nrtt = 'last'").unwrap();
+        let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+        let e = from_spec(&spec, "flows[0].cc").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc.rtt");
+        assert!(
+            e.message.contains("\"last\"") && e.message.contains("min"),
+            "{}",
+            e.message
+        );
+    }
+
+    /// tcp_vegas.c in slow start: the window grows on every ACK (tcp_slow_start), rounds
+    /// with 2 samples or fewer follow Reno, and a round whose minimum RTT shows
+    /// Diff > gamma ends slow start at min(cwnd, target_cwnd + 1), integer arithmetic on
+    /// RTTs in microseconds + 1.
+    #[test]
+    fn linux_slow_start_grows_every_ack_and_exits_at_the_target_window() {
+        let mut cc = linux("");
+        let mut s = Script::new(2.0, 1e9);
+        s.start(&mut cc);
+        let mut sizes = vec![];
+        for _ in 0..5 {
+            s.round(&mut cc, ms(100));
+            sizes.push(s.st.cwnd);
+        }
+        // Every ACK adds one segment (2 + ACKs so far); rounds of 1, 2, 4, 8, 16 ACKs (a
+        // round ends with the ACK of the first segment sent after the previous one ended).
+        assert_eq!(sizes, vec![3.0, 5.0, 9.0, 17.0, 33.0]);
+        // A round whose RTTs show a queue: the ACKs before the last still double the
+        // window; the last decides on the round's minimum (120 ms).
+        let n = s.acks_left_in_round();
+        for _ in 1..n {
+            s.ack(&mut cc, Some(ms(120)));
+        }
+        let w = s.st.cwnd as u64;
+        assert_eq!(w, 33 + u64::from(n) - 1);
+        s.ack(&mut cc, Some(ms(125)));
+        // Diff = w * (120001 - 100001) / 100001 > 1; target = w * 100001 / 120001.
+        let target = w * 100_001 / 120_001;
+        assert_eq!(s.st.cwnd, (target + 1) as f64);
+        assert_eq!(s.st.ssthresh, s.st.cwnd, "ssthresh = min(ssthresh, cwnd)");
+        assert!(!s.st.in_slow_start());
+        assert_eq!(cc.diff(), Some((w * 20_000 / 100_001) as f64));
+    }
+
+    /// tcp_vegas.c in congestion avoidance: Diff truncated to an integer against alpha 2
+    /// and beta 4, one change per round, ssthresh at least 3/4 of cwnd.
+    #[test]
+    fn linux_congestion_avoidance_uses_the_integer_diff() {
+        let mut cc = linux("");
+        let mut s = Script::new(20.0, 20.0);
+        s.start(&mut cc);
+        s.round(&mut cc, ms(100)); // one sample: Reno's additive increase, credit 1 of 20
+        assert_eq!(s.st.cwnd, 20.0);
+        s.round(&mut cc, ms(100)); // Diff 0 < alpha: +1
+        assert_eq!(s.st.cwnd, 21.0);
+        s.round(&mut cc, ms(110)); // 21 * 10000 / 100001 = 2.1 -> 2: unchanged
+        assert_eq!(s.st.cwnd, 21.0);
+        // 21 * 20000 / 100001 = 4.2 -> 4, not above beta (the paper's 3.5 > 3 would cut).
+        s.round(&mut cc, ms(120));
+        assert_eq!(s.st.cwnd, 21.0);
+        s.round(&mut cc, ms(125)); // 21 * 25000 / 100001 = 5.2 -> 5 > beta: -1
+        assert_eq!(s.st.cwnd, 20.0);
+        assert_eq!(
+            s.st.ssthresh, 20.0,
+            "min(ssthresh, cwnd), then max(.., 3/4 cwnd)"
+        );
+        // tcp_current_ssthresh raises ssthresh to 3/4 of a grown window.
+        s.st.ssthresh = 2.0;
+        s.round(&mut cc, ms(100));
+        assert_eq!((s.st.cwnd, s.st.ssthresh), (21.0, 15.0));
+    }
+
+    /// Outside the Open state Linux disables Vegas: Reno's growth; back in Open a fresh
+    /// round starts. Losses halve the integral window (tcp_reno_ssthresh).
+    #[test]
+    fn linux_follows_reno_outside_open_and_halves_in_whole_segments() {
+        let mut cc = linux("");
+        let mut s = Script::new(10.0, 10.0);
+        s.start(&mut cc);
+        s.round(&mut cc, ms(100));
+        cc.set_state(&mut s.st, CaState::Disorder);
+        s.st.ca_state = CaState::Disorder;
+        for _ in 0..10 {
+            s.ack(&mut cc, Some(ms(300))); // a queue Vegas would react to
+        }
+        assert_eq!(s.st.cwnd, 11.0, "Reno: one segment per window acknowledged");
+        cc.set_state(&mut s.st, CaState::Open);
+        s.st.ca_state = CaState::Open;
+        let mut st = s.st.clone();
+        st.cwnd = 41.0;
+        let lost = loss(LossKind::FastRetransmit, ms(0), false);
+        assert_eq!(cc.ssthresh(&st, &lost), 20.0);
+        st.cwnd = 3.0;
+        assert_eq!(cc.ssthresh(&st, &lost), 2.0);
+        assert_eq!(cc.cwnd_after_timeout(), 1.0);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! flow) and `[[flows]]`. See `docs/scenario.md` for the full reference.
 
 mod error;
+pub mod jitter;
 pub mod queues;
 pub mod schema;
 pub(crate) mod tagged;
@@ -15,6 +16,7 @@ mod validate;
 pub mod wlan;
 
 pub use error::ConfigError;
+pub use jitter::JitterSpec;
 pub use queues::*;
 pub use schema::*;
 pub use traces::{PcapResolution, PcapSpec, TapPoint};

@@ -1,6 +1,7 @@
 //! The scenario document's types. Every struct denies unknown keys, so a typo is an
 //! error that names the key rather than a silently ignored setting.
 
+use super::jitter::JitterSpec;
 use super::queues::{RedConstSpec, RedSpec, SplitSpec, SredSpec, ZlRedSpec};
 use super::tagged::tagged_enum;
 use super::units::{Rate, Seconds};
@@ -64,11 +65,13 @@ pub struct DirectionSpec {
     pub queue: Option<QueueSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<JitterSpec>,
 }
 
-/// A duplex link. The top-level settings apply to both directions except `loss`, which
-/// applies to the forward direction (toward the receivers in presets, `a -> b` in a
-/// custom link); `reverse` overrides any setting for the other direction.
+/// A duplex link. The top-level settings apply to both directions except `loss` and
+/// `jitter`, which apply to the forward direction (toward the receivers in presets,
+/// `a -> b` in a custom link); `reverse` overrides any setting for the other direction.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkSpec {
@@ -84,6 +87,9 @@ pub struct LinkSpec {
     pub queue: QueueSpec,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    /// A random extra delay per packet that never reorders (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<JitterSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<DirectionSpec>,
 }
@@ -101,6 +107,7 @@ impl LinkSpec {
             buffer_bytes: None,
             queue: QueueSpec::default(),
             loss: None,
+            jitter: None,
             reverse: None,
         }
     }

@@ -82,10 +82,21 @@ enum NumOrStr {
     Str(String),
 }
 
+/// A missing required field keeps serde's "missing field `name`" message (which names the
+/// key); any other error says what a quantity looks like.
+fn keep_missing<E: serde::de::Error>(e: E, expected: &str) -> E {
+    if e.to_string().starts_with("missing field") {
+        e
+    } else {
+        E::custom(expected)
+    }
+}
+
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match NumOrStr::deserialize(d).map_err(|_| {
-            serde::de::Error::custom(
+        match NumOrStr::deserialize(d).map_err(|e| {
+            keep_missing(
+                e,
                 "expected a rate: bits/s as a number, or a string like \"10Mbps\"",
             )
         })? {
@@ -98,8 +109,9 @@ impl<'de> Deserialize<'de> for Rate {
 
 impl<'de> Deserialize<'de> for Seconds {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        match NumOrStr::deserialize(d).map_err(|_| {
-            serde::de::Error::custom(
+        match NumOrStr::deserialize(d).map_err(|e| {
+            keep_missing(
+                e,
                 "expected a time: seconds as a number, or a string like \"23ms\"",
             )
         })? {

@@ -162,6 +162,9 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
     if let Some(loss) = &l.loss {
         validate_loss(&format!("{field}.loss"), loss)?;
     }
+    if let Some(j) = &l.jitter {
+        super::jitter::validate_jitter(&format!("{field}.jitter"), j)?;
+    }
     super::queues::validate_queue(&format!("{field}.queue"), &l.queue, l.buffer)?;
     if let Some(r) = &l.reverse {
         let rf = format!("{field}.reverse");
@@ -191,6 +194,9 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
         }
         if let Some(loss) = &r.loss {
             validate_loss(&format!("{rf}.loss"), loss)?;
+        }
+        if let Some(j) = &r.jitter {
+            super::jitter::validate_jitter(&format!("{rf}.jitter"), j)?;
         }
         let (queue, queue_field) = match &r.queue {
             Some(q) => (q, format!("{rf}.queue")),

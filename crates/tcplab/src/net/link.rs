@@ -13,6 +13,7 @@
 //! - Any other discipline (AQMs) sees every arrival and is asked for the next packet
 //!   when the transmitter becomes free, by a `LinkDone` event while packets wait.
 
+use super::jitter::Jitter;
 use super::loss::LossModel;
 use super::packet::{DropCause, DropCounts, LinkId, NodeId, Packet};
 use crate::queue::{FifoLimits, Queue};
@@ -76,6 +77,8 @@ pub struct Link {
     pub busy_until: Time,
     pub delay: Time,
     pub loss: Option<Box<LossModel>>,
+    /// A random extra delay per packet (net/jitter.rs); its arrivals get lanes of their own.
+    pub jitter: Option<Box<Jitter>>,
     pub backlog: Backlog,
     pub stats: LinkStats,
     pub queue: Box<dyn Queue>,
@@ -211,6 +214,7 @@ mod tests {
             queue,
             backlog: Backlog::default(),
             loss: None,
+            jitter: None,
             busy_until: Time::ZERO,
             done_pending: false,
             idle_unseen: false,

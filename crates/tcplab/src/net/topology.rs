@@ -1,8 +1,8 @@
 //! Expands a topology (preset or custom) into named nodes and one-way links.
 
 use crate::config::{
-    ChainSpec, CustomSpec, DirectionSpec, DumbbellSpec, LinkSpec, LossSpec, QueueSpec, Rate,
-    Seconds, StarSpec, Topology, WlanSpec,
+    ChainSpec, CustomSpec, DirectionSpec, DumbbellSpec, JitterSpec, LinkSpec, LossSpec, QueueSpec,
+    Rate, Seconds, StarSpec, Topology, WlanSpec,
 };
 use std::collections::HashMap;
 
@@ -18,6 +18,7 @@ pub struct DirectedLink {
     pub buffer_bytes: Option<u64>,
     pub queue: QueueSpec,
     pub loss: Option<LossSpec>,
+    pub jitter: Option<JitterSpec>,
     /// Whether this link's queue goes into the time series.
     pub monitor: bool,
     /// Document path of the spec this direction came from (for error messages).
@@ -108,6 +109,7 @@ impl Graph {
             buffer_bytes: spec.buffer_bytes,
             queue: spec.queue.clone(),
             loss: spec.loss.clone(),
+            jitter: spec.jitter.clone(),
             monitor,
             field: field.to_string(),
         };
@@ -134,6 +136,7 @@ fn reverse_of(
         buffer_bytes: r.buffer_bytes.or(fwd.buffer_bytes),
         queue: r.queue.clone().unwrap_or_else(|| fwd.queue.clone()),
         loss: r.loss.clone(),
+        jitter: r.jitter.clone(),
         monitor: fwd.monitor,
         field: format!("{field}.reverse"),
     }
@@ -261,6 +264,7 @@ fn wlan(g: &mut Graph, spec: &WlanSpec) {
             buffer_bytes: None,
             queue,
             loss: None,
+            jitter: None,
             monitor: false,
             field: field.to_string(),
         };

@@ -8,7 +8,7 @@ use crate::config::{FlowKind, LossApplies, LossSpec, Scenario};
 use crate::net::loss::GilbertElliott;
 use crate::net::routing::Router;
 use crate::net::topology::{expand, DirectedLink};
-use crate::net::{DropCounts, Link, LinkId, LossModel, LossProcess, LossTarget};
+use crate::net::{DropCounts, Jitter, Link, LinkId, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
 use crate::record::stream::SeriesBuffer;
 use crate::sim::{RngStream, Scheduler, Time};
@@ -74,6 +74,9 @@ impl World {
                 queue,
                 backlog: Default::default(),
                 loss: build_loss(l, seed).map(Box::new),
+                jitter: (l.jitter.as_ref())
+                    .map(|j| Jitter::new(j, RngStream::new(seed, &format!("jitter:{}", l.name))))
+                    .map(Box::new),
                 busy_until: Time::ZERO,
                 done_pending: false,
                 idle_unseen: false,

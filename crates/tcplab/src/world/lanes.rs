@@ -20,6 +20,12 @@
 //! held a packet back within the last propagation delay, made the heap of lane heads
 //! deep.)
 //!
+//! A jittered link's arrivals are not a fixed time after their transmissions, so they
+//! would be out of order in a lane shared by offset. They go to lanes of that link alone
+//! (one per offset, as for other links): the link's arrivals never go back in time
+//! (net/jitter.rs), so each of its lanes stays in order and its packets are scheduled at
+//! once, as at a bottleneck. Links without jitter share lanes exactly as before.
+//!
 //! [`Scheduler::schedule_fifo`]: crate::sim::Scheduler::schedule_fifo
 
 use crate::net::{Link, Packet};
@@ -39,7 +45,8 @@ pub(super) struct ArrivalLanes {
     /// one way, ACKs the other, both on a shared path). Saves a division and a hash
     /// lookup per transmission.
     recent: Vec<[Seen; 2]>,
-    by_offset: HashMap<Time, u32>,
+    /// Lanes by (offset, the link if it is jittered: its arrivals go in lanes of its own).
+    by_offset: HashMap<(Time, Option<u32>), u32>,
     /// Per lane: the first link that used it, and whether others have since.
     owner: Vec<(u32, bool)>,
 }
@@ -83,7 +90,8 @@ impl ArrivalLanes {
     fn learn(&mut self, link: &Link, p: &Packet) -> (Time, u32) {
         let tx = link.transmission_time(p);
         let next = self.by_offset.len() as u32;
-        let lane = *self.by_offset.entry(tx + link.delay).or_insert(next);
+        let own = link.jitter.is_some().then_some(link.id);
+        let lane = *self.by_offset.entry((tx + link.delay, own)).or_insert(next);
         // Every link passes here for every lane it uses.
         match self.owner.get_mut(lane as usize) {
             None => self.owner.push((link.id, false)),
@@ -124,6 +132,7 @@ mod tests {
             fifo: None,
             backlog: Default::default(),
             loss: None,
+            jitter: None,
             busy_until: Time::ZERO,
             done_pending: false,
             idle_unseen: false,
@@ -155,5 +164,25 @@ mod tests {
         assert_eq!(lanes.get(&a, &pkt(250)).1, third);
         assert!(!lanes.exclusive(big) && !lanes.exclusive(small));
         assert!(lanes.exclusive(third), "only link a sends 250 bytes");
+    }
+
+    #[test]
+    fn a_jittered_link_has_lanes_of_its_own() {
+        use crate::config::jitter::{JitterSpec, UniformJitter};
+        use crate::config::Seconds;
+        use crate::net::Jitter;
+        let mut lanes = ArrivalLanes::new(3);
+        let ms = Time::from_millis(1);
+        let (a, b, mut c) = (link(0, 8_000, ms), link(1, 8_000, ms), link(2, 8_000, ms));
+        let spec = JitterSpec::Uniform(UniformJitter { max: Seconds(1e-3) });
+        c.jitter = Some(Box::new(Jitter::new(
+            &spec,
+            crate::sim::RngStream::new(1, "j"),
+        )));
+        let shared = lanes.get(&a, &pkt(1000)).1;
+        assert_eq!(lanes.get(&b, &pkt(1000)).1, shared);
+        let own = lanes.get(&c, &pkt(1000)).1;
+        assert_ne!(own, shared, "same offset, but jittered");
+        assert!(lanes.exclusive(own) && !lanes.exclusive(shared));
     }
 }

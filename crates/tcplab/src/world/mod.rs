@@ -442,7 +442,9 @@ impl World {
     /// plain-FIFO link are sent), which takes `tx`, and schedules its arrival at the far
     /// end in `lane` ([`lanes::ArrivalLanes::get`]), or drops it if
     /// the link's loss model says so (the model draws once per transmission, in
-    /// transmission order). Link counters and pcap exit captures count a transmission
+    /// transmission order). A jittered link adds its extra delay to the arrival (one draw
+    /// per packet not lost, in transmission order; net/jitter.rs), and the pcap exit
+    /// capture is stamped with that arrival. Link counters and pcap exit captures count a transmission
     /// that ends by the end of the run, as when they were taken at its end.
     fn transmit(&mut self, l: LinkId, p: Packet, start: Time, tx: Time, lane: u32) {
         let link = &mut self.links[l as usize];
@@ -464,7 +466,11 @@ impl World {
             self.drop_packet(p, l, DropCause::RandomLoss);
             return;
         }
-        let arrive_at = done + link.delay;
+        let mut arrive_at = done + link.delay;
+        if let Some(jitter) = link.jitter.as_mut() {
+            // In a lane of its own ([`lanes::ArrivalLanes::get`]), whose order it keeps.
+            arrive_at = jitter.arrival(arrive_at);
+        }
         if counted && self.traces.active() {
             self.traces
                 .capture(&self.links[l as usize], TapPoint::Exit, &p, arrive_at);
