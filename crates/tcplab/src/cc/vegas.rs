@@ -405,7 +405,7 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
         if let Some(linux) = &mut self.linux {
             linux.pkts_acked(sample.rtt);
             if let Some(r) = sample.rtt {
-                self.fine_rto.sample(r);
+                self.fine_rto.sample(r, false);
             }
             self.rule.on_ack(st, sample.rtt);
             return;
