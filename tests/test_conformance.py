@@ -167,3 +167,18 @@ def test_tcp_info_parsing_and_sample_files(tmp_path):
     series = tcp_series(df, 0)
     assert series["srtt"].iloc[0] == pytest.approx(0.0405) and series["cwnd"].iloc[0] == 37
     assert np.isnan(series["min_rtt"].iloc[0]) and series["min_rtt"].iloc[1] == pytest.approx(0.04)
+
+
+def test_reproduce_refuses_clearly_without_root(monkeypatch, tmp_path):
+    import os
+
+    from typer.testing import CliRunner
+
+    import tcplab
+    from tcplab.cli import app
+
+    monkeypatch.setattr(tcplab, "capabilities", lambda: {"testbed": []})
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    r = CliRunner().invoke(app, ["reproduce", "linux/conformance", "--quick", "--store", str(tmp_path)])
+    assert r.exit_code == 2
+    assert "needs root" in r.output and "linux/conformance" in r.output
