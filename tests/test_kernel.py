@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tcplab import kernel
@@ -132,3 +133,39 @@ def test_teardown_on_error(built):
         assert len(net.stale()) == 4
         raise RuntimeError("boom")
     assert not net.stale()
+
+
+@needs_root
+@needs_tools
+def test_a_conformance_point_on_the_bed(built):
+    """One short matrix point (kernel Reno, the linux document) on the bed and in today's
+    simulator: tcp_info sampled every 10 ms, real segment size 1000, SNMP counters, checks."""
+    from tcplab import run
+    from tcplab.testbed import conformance as cf
+
+    point = cf.Point("short", duration=6.0, warmup=2.0)
+    kern = run_scenario(cf.kernel_scenario(cf.scenario(point, "reno")), capture=False, native=True)
+    assert kern.flows["kernel_cc"].tolist() == ["reno"]
+    assert kern.meta["snd_mss"] == 1000 and kern.meta["mtu"] == 1052
+    steps = np.diff(kern.series["time"].to_numpy())
+    assert len(kern.series) > 400 and np.median(steps) == pytest.approx(0.01, abs=0.002)
+    assert kern.meta["snmp"]["TcpOutSegs"] > 3000 and "TcpRetransSegs" in kern.meta["snmp"]
+    assert len(kern.queues) > 400 and kern.links["max_queue"].iloc[0] <= point.buffer_packets
+    k = cf.metrics(kern, 10e6, point.measure, float(kern.meta["snd_mss"]))
+    assert 0.85 < k.utilisation <= 1.01, k
+    assert 0.040 <= k.mean_rtt < 0.040 + 2 * point.buffer_packets * 1066 * 8 / 10e6
+    assert 5 < k.mean_cwnd < 2 * (point.bdp_packets + point.buffer_packets)
+    sim = run(cf.scenario(point, "reno", sim_stack=None))
+    row = cf.compare_point(point, "reno", k, cf.metrics(sim, 10e6, point.measure, 1000.0))
+    assert row["verdict"] in ("pass", "miss") and row["utilisation_check"] in ("pass", "miss")
+    assert not net.stale()
+
+
+@needs_root
+@needs_tools
+def test_the_beds_own_jitter_is_small(built):
+    from tcplab.testbed.jitter import measure
+
+    j = measure(one_way=0.005, count=200, interval=0.005)
+    assert j["replies"] >= 180
+    assert 0 < j["min"] < 0.002 and j["median"] < 0.002, j

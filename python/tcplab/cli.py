@@ -172,6 +172,17 @@ def reproduce(
     caps = capabilities()
     ready = [e for e in chosen if not e.missing(caps)]
     blocked = [e for e in chosen if e.missing(caps)]
+    for e in blocked:
+        if e.explicit and "testbed:kernel" in e.missing(caps):
+            from .testbed.available import missing_tools
+
+            why = "root" if os.geteuid() != 0 else ""
+            tools = missing_tools()
+            why += (" and " if why and tools else "") + (f"the tools {', '.join(tools)}" if tools else "")
+            fail(
+                f"{e.name} runs on the kernel test bed and needs {why or 'the test bed'}: run it as root "
+                "after scripts/install-kernel-deps.sh (network namespaces, tc, BPF struct_ops, iperf3)"
+            )
     t0 = time.perf_counter()
     planned = plan(ready, quick)
     rs = _store(store)

@@ -12,6 +12,7 @@ PAPERS = {
     "fahmy": "Fahmy & Sharma, Deployment considerations for TCP Vegas (Purdue TR 2003)",
     "hasegawa": "Hasegawa, Kurata & Murata, Fairness between TCP Reno and Vegas (ICNP 2000)",
     "wlan": "Hashimoto, Hasegawa & Murata, Hybrid TCP in wireless LANs",
+    "linux": "tcplab's own: the simulator's linux profile against Linux TCP (root; only when named)",
 }
 
 
@@ -24,12 +25,13 @@ def register(cls: type[Experiment]) -> type[Experiment]:
 
 
 def resolve(names: list[str]) -> list[Experiment]:
-    """Expands names: an experiment name, a paper prefix (``code``) or ``all``."""
+    """Expands names: an experiment name, a paper prefix (``code``) or ``all`` (which leaves
+    out the experiments that run only when named, ``Experiment.explicit``)."""
     _load()
     out: list[Experiment] = []
     for n in names:
         if n == "all":
-            picked = list(REGISTRY.values())
+            picked = [e for e in REGISTRY.values() if not e.explicit]
         elif n in REGISTRY:
             picked = [REGISTRY[n]]
         elif n in PAPERS:
@@ -47,7 +49,7 @@ def all_experiments() -> list[Experiment]:
 
 
 def _load() -> None:
-    from . import code_tcp, fahmy, hasegawa, veno, wlan  # noqa: F401  (registration side effect)
+    from . import code_tcp, fahmy, hasegawa, linux, veno, wlan  # noqa: F401  (registration side effect)
 
 
 __all__ = [

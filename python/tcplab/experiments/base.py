@@ -93,6 +93,9 @@ class Experiment(ABC):
     #: Whether analyze() measures something in real time (the kernel test bed): such an
     #: experiment is analysed alone, after the others, so no other work disturbs it.
     realtime: bool = False
+    #: Whether the experiment runs only when named (its name or its paper), never by "all"
+    #: (the kernel conformance matrix: root and half an hour of real time).
+    explicit: bool = False
     published: tuple[Published, ...] = ()
 
     @abstractmethod

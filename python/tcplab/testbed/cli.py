@@ -49,10 +49,19 @@ def cleanup_cmd() -> None:
 def compare(
     file: Annotated[Path, typer.Argument(help="Scenario TOML run on both the test bed and the simulator.")],
     out: Annotated[Path | None, typer.Option(help="Directory for the kernel run's pcap.")] = None,
+    native: Annotated[
+        bool, typer.Option(help="reno and cubic are the kernel's own, not tcplab's BPF ports.")
+    ] = False,
 ) -> None:
-    """Run one scenario on the kernel test bed and in the simulator; print both side by side."""
+    """Run one scenario on the kernel test bed and in the simulator; print both side by side:
+    per flow goodput, retransmissions, timeouts, RTTs and mean cwnd, then the bottleneck's
+    queue and drops."""
     try:
-        table = compare_runs(file, out_dir=out, capture=out is not None)
+        table = compare_runs(file, out_dir=out, capture=out is not None, native=native)
     except (ScenarioError, net.TestbedError, RuntimeError) as e:
         _fail(str(e))
-    typer.echo(table.to_string(index=False))
+    flows = table.set_index("name").T
+    typer.echo("flows (kernel beside sim; RTTs in s, cwnd in segments, over the measurement window):")
+    typer.echo(flows.to_string())
+    typer.echo("\nbottleneck (queue in packets, sampled every 10 ms on the kernel):")
+    typer.echo(table.attrs["bottleneck"].to_string(index=False))

@@ -5,29 +5,80 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from ..result import Result
 from ..scenario import Scenario
 from .plan import plan
 from .runner import run_scenario
 
-COLUMNS = ["goodput_bps", "retransmissions", "mean_rtt", "min_rtt"]
+COLUMNS = ["goodput_bps", "retransmissions", "timeouts", "mean_rtt", "min_rtt"]
+#: Figures from the sampled series inside the measurement window (``flow_figures``).
+SERIES_COLUMNS = ["mean_cwnd", "mean_srtt", "p95_srtt"]
+LINK_COLUMNS = ["packets_sent", "mean_queue", "max_queue", "drops_buffer_overflow", "drops_random_loss"]
+
+
+def flow_figures(result: Result, window: tuple[float, float]) -> pd.DataFrame:
+    """Per flow: mean cwnd (segments), mean and 95th percentile of the smoothed RTT (s), from
+    the series samples inside ``window`` (NaN where a flow has none)."""
+    rows = []
+    s = result.series
+    for i in result.flows["id"]:
+        mine = s[(s["flow"] == i) & (s["time"] >= window[0]) & (s["time"] <= window[1])] if len(s) else s
+        c = mine["cwnd"].to_numpy(float) if len(mine) else np.array([])
+        r = mine["srtt"].to_numpy(float) if len(mine) else np.array([])
+        r = r[np.isfinite(r) & (r > 0)]
+        rows.append(
+            {
+                "id": i,
+                "mean_cwnd": float(np.nanmean(c)) if np.isfinite(c).any() else np.nan,
+                "mean_srtt": float(r.mean()) if len(r) else np.nan,
+                "p95_srtt": float(np.percentile(r, 95)) if len(r) else np.nan,
+            }
+        )
+    return pd.DataFrame(rows, columns=["id", *SERIES_COLUMNS])
+
+
+def bottleneck(result: Result, kernel: bool) -> dict[str, Any]:
+    """The bottleneck's queue and drop figures: the kernel's pfifo, the simulator's r0->r1."""
+    links = result.links
+    if not len(links):
+        return {}
+    row = links.iloc[0] if kernel else links[links["name"] == "r0->r1"].iloc[0]
+    out = {c: row.get(c, np.nan) for c in LINK_COLUMNS}
+    if kernel:  # tl_delay's Bernoulli drops are not counted by the qdisc
+        out["drops_random_loss"] = np.nan
+    return out
 
 
 def compare(
-    scenario: Scenario | dict[str, Any] | str | Path, out_dir: str | Path | None = None, capture: bool = False
+    scenario: Scenario | dict[str, Any] | str | Path,
+    out_dir: str | Path | None = None,
+    capture: bool = False,
+    native: bool = False,
 ) -> pd.DataFrame:
     """Runs ``scenario`` on the kernel test bed and in the simulator; returns one row per
-    flow with ``<column>_kernel`` and ``<column>_sim`` for the shared columns."""
+    flow with ``<column>_kernel`` and ``<column>_sim`` for the shared columns (goodput,
+    retransmissions, timeouts, RTTs, and from the series mean cwnd and smoothed-RTT mean and
+    p95 in the measurement window). ``attrs["bottleneck"]`` holds the bottleneck's queue
+    (mean, max, packets) and drop figures for both."""
     from ..runner import run  # the engine, imported late so the test bed works without it
 
     if isinstance(scenario, (str, Path)):
         scenario = Scenario.load(scenario)
     if isinstance(scenario, dict):
         scenario = Scenario(scenario)
-    plan(scenario)  # refuse unsupported set-ups before spending time on either run
-    kern = run_scenario(scenario, out_dir=out_dir, capture=capture).flows
-    sim = run(scenario).flows
-    k = kern[["name", "cc", *COLUMNS]].set_index("name")
-    s = sim[["name", *COLUMNS]].set_index("name")
-    return k.join(s, lsuffix="_kernel", rsuffix="_sim").reset_index()
+    p = plan(scenario, native=native)  # refuse unsupported set-ups before spending time on either run
+    kern = run_scenario(scenario, out_dir=out_dir, capture=capture, native=native)
+    sim = run(scenario)
+    sides = []
+    for res in (kern, sim):
+        f = res.flows.reindex(columns=["id", "name", "cc", *COLUMNS])
+        sides.append(f.merge(flow_figures(res, p.measure), on="id").drop(columns="id").set_index("name"))
+    k, s = sides
+    table = k.join(s.drop(columns="cc"), lsuffix="_kernel", rsuffix="_sim").reset_index()
+    table.attrs["bottleneck"] = pd.DataFrame(
+        [{"backend": "kernel", **bottleneck(kern, True)}, {"backend": "sim", **bottleneck(sim, False)}]
+    )
+    return table

@@ -3,8 +3,15 @@
 Supported: the ``dumbbell`` preset (any number of pairs), a DropTail bottleneck with rate,
 delay, buffer in packets and Bernoulli loss on data, access-link delays (their rates are
 ignored: veths are faster than any bottleneck here), flows with a kernel-ported algorithm
-without parameters, numeric start and stop times, ``[tcp] mss``. Everything else is
+without parameters, numeric start and stop times, ``[tcp] mss`` and ``[tcp] stack =
+"linux"`` (the simulator's Linux profile describes what the kernel does anyway; with it
+``mss`` is the payload of a segment carrying the timestamp option, as in Linux's
+``snd_mss``, so the veths' MTU is mss + 52 instead of mss + 40). Everything else is
 refused with a ScenarioError naming the field, so a comparison never silently differs.
+
+``native`` maps simulator names to the kernel's own congestion controls instead of
+tcplab's BPF ports (``NATIVE``: ``reno`` and ``cubic``), for comparisons against the stock
+kernel rather than against a port.
 """
 
 from __future__ import annotations
@@ -15,6 +22,14 @@ from typing import Any
 from ..errors import ScenarioError
 from ..kernel import KERNEL_NAMES
 from ..scenario import Scenario
+
+#: Simulator names of the kernel's built-in congestion controls (``plan(..., native=True)``).
+NATIVE = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
+#: ``[tcp] stack`` values the bed reproduces: the kernel's own stack is the Linux profile.
+STACKS = ("linux",)
+#: Header bytes on the wire besides the payload: IPv4 20 + TCP 20 (+ 12 of timestamps).
+HEADERS = 40
+TIMESTAMP_OPTION = 12
 
 _UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9}
 _TIMES = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "min": 60.0}
@@ -63,15 +78,22 @@ class TestbedPlan:
     loss_data: float
     mss: int
     pairs: int
+    stack: str | None = None
     flows: list[FlowPlan] = field(default_factory=list)
     seed: int = 1
+
+    @property
+    def mtu(self) -> int:
+        """The veths' MTU: with ``stack = "linux"`` segments carry ``mss`` payload bytes beside
+        the timestamp option; without it the bed's historical mss + 40."""
+        return self.mss + HEADERS + (TIMESTAMP_OPTION if self.stack == "linux" else 0)
 
 
 def _unsupported(where: str, what: str) -> ScenarioError:
     return ScenarioError(where, f"{what} is not supported by the kernel test bed")
 
 
-def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
+def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPlan:
     doc = scenario.doc if isinstance(scenario, Scenario) else scenario
     sim = doc.get("simulation", {})
     topo = doc.get("topology", {})
@@ -119,8 +141,13 @@ def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
     measure = tuple(float(x) for x in sim.get("measure", [0.0, duration]))
     tcp = doc.get("tcp", {})
     for key in tcp:
-        if key not in ("mss", "rwnd", "header_bytes"):
+        if key not in ("mss", "rwnd", "header_bytes", "stack"):
             raise _unsupported(f"tcp.{key}", "this key")
+    stack = tcp.get("stack")
+    if stack is not None and stack not in STACKS:
+        raise ScenarioError(
+            "tcp.stack", f"{stack!r}: the kernel test bed is the Linux stack; allowed: {', '.join(STACKS)}"
+        )
     mss = int(tcp.get("mss", 1000))
     if not 500 <= mss <= 8960:
         raise ScenarioError("tcp.mss", f"{mss} is out of range; allowed: 500 to 8960")
@@ -134,6 +161,7 @@ def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
         loss_data=loss,
         mss=mss,
         pairs=pairs,
+        stack=stack,
         seed=int(sim.get("seed", 1)),
     )
     index = 0
@@ -147,9 +175,10 @@ def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
             raise _unsupported(
                 f"{where}.cc", "algorithm parameters (the kernel ports use the papers' defaults)"
             )
-        if cc not in KERNEL_NAMES:
+        names = {**KERNEL_NAMES, **NATIVE} if native else KERNEL_NAMES
+        if cc not in names:
             raise ScenarioError(
-                f"{where}.cc", f"{cc!r} has no kernel port; known: {', '.join(sorted(KERNEL_NAMES))}"
+                f"{where}.cc", f"{cc!r} has no kernel port; known: {', '.join(sorted(names))}"
             )
         src, dst = str(f["src"]), str(f["dst"])
         if not (src.startswith("s") and dst == "d" + src[1:]):
@@ -166,7 +195,7 @@ def plan(scenario: Scenario | dict[str, Any]) -> TestbedPlan:
             name = f.get("name", f"flow{i}")
             if int(f.get("count", 1)) > 1:
                 name = f"{name}.{k}"
-            p.flows.append(FlowPlan(name, cc, KERNEL_NAMES[cc], pair, start, min(stop, duration)))
+            p.flows.append(FlowPlan(name, cc, names[cc], pair, start, min(stop, duration)))
             index += 1
     if not p.flows:
         raise ScenarioError("flows", "no flows")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -16,10 +18,65 @@ from ..result import TABLES, Result
 from ..scenario import Scenario
 from . import net
 from .plan import FlowPlan, TestbedPlan, plan
+from .sampler import QDISC_FIELDS, TCP_FIELDS
 
 BASE_PORT = 5301
 # iperf3's report interval; goodput over the measurement window is summed from these.
 INTERVAL = 0.5
+#: tcp_info and qdisc sampling interval (seconds) unless run_plan is told otherwise.
+SAMPLE_INTERVAL = 0.01
+SAMPLER = Path(__file__).with_name("sampler.py")
+#: SNMP counters of the sender namespace kept in a kernel run's meta (deltas over the run;
+#: a namespace holds one run, so these are exact).
+SNMP = (
+    "TcpOutSegs",
+    "TcpRetransSegs",
+    "TcpExtTCPTimeouts",
+    "TcpExtTCPLossProbes",
+    "TcpExtTCPLossProbeRecovery",
+    "TcpExtTCPSackRecovery",
+    "TcpExtTCPRenoRecovery",
+    "TcpExtTCPFastRetrans",
+    "TcpExtTCPSlowStartRetrans",
+    "TcpExtTCPLostRetransmit",
+    "TcpExtTCPSpuriousRTOs",
+    "TcpExtTCPSpuriousRtxHostQueues",
+    "TcpExtTCPDSACKRecv",
+    "TcpExtTCPDSACKOfoRecv",
+    "TcpExtTCPDSACKUndo",
+    "TcpExtTCPLossUndo",
+    "TcpExtTCPPartialUndo",
+    "TcpExtTCPFullUndo",
+    "TcpExtTCPSACKReorder",
+    "TcpExtTCPDelivered",
+)
+
+
+def _nstat(bed: net.Bed) -> dict[str, int]:
+    """Absolute SNMP counters of the sender namespace (``nstat -saz``: no history file)."""
+    p = bed.run("s", "nstat", "-saz", "--json", check=False)
+    try:
+        return {k: int(v) for k, v in json.loads(p.stdout).get("kernel", {}).items()}
+    except (json.JSONDecodeError, ValueError, AttributeError):
+        return {}
+
+
+def read_samples(path: Path, fields: tuple[str, ...], t0: float) -> pd.DataFrame:
+    """A sampler's output as a frame: ``time`` in seconds from ``t0`` (monotonic), then
+    ``fields`` (numbers where they parse)."""
+    rows = []
+    if path.exists():
+        for line in path.read_text().splitlines():
+            parts = line.split()
+            if len(parts) == len(fields) + 1:
+                rows.append(parts)
+    df = pd.DataFrame(rows, columns=["time", *fields])
+    for c in df.columns:
+        if c != "kind" and c != "handle":
+            df[c] = pd.to_numeric(df[c])
+    if len(df):
+        df["time"] = df["time"] / 1e9 - t0
+    return df
 
 
 def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
@@ -47,12 +104,19 @@ def _json(text: str, what: str) -> dict[str, Any]:
         raise net.TestbedError(f"{what} printed no JSON report: {text[-400:]!r}") from None
 
 
-def run_plan(p: TestbedPlan, out_dir: str | Path | None = None, capture: bool = True) -> Result:
+def run_plan(
+    p: TestbedPlan,
+    out_dir: str | Path | None = None,
+    capture: bool = True,
+    sample_interval: float = SAMPLE_INTERVAL,
+) -> Result:
     kernel.build_dir().mkdir(parents=True, exist_ok=True)
     delay_exe = kernel.build_delay()
     for f in p.flows:
-        kernel.load(f.kernel_cc)
-    mtu = p.mss + 40
+        if f.kernel_cc.startswith("tl_"):  # the kernel's own reno/cubic need no loading
+            kernel.load(f.kernel_cc)
+    mtu = p.mtu
+    work = Path(tempfile.mkdtemp(prefix="tcplab-bed-"))
     out = Path(out_dir) if out_dir is not None else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -85,6 +149,26 @@ def run_plan(p: TestbedPlan, out_dir: str | Path | None = None, capture: bool = 
             servers.append(
                 bed.spawn("h", "iperf3", "-s", "-1", "-J", "-i", str(INTERVAL), "-p", str(BASE_PORT + i))
             )
+        tcp_file, q_file = (work / "tcp.txt").open("w"), (work / "qdisc.txt").open("w")
+        last_port = str(BASE_PORT + len(p.flows) - 1)
+        samplers = [
+            bed.spawn(
+                "s",
+                sys.executable,
+                str(SAMPLER),
+                "tcp",
+                str(BASE_PORT),
+                last_port,
+                str(sample_interval),
+                stdout=tcp_file,
+            ),
+            bed.spawn("r", sys.executable, str(SAMPLER), "qdisc", "r1", str(sample_interval), stdout=q_file),
+        ]
+        for sp in samplers:
+            assert sp.stderr is not None
+            if "ready" not in sp.stderr.readline():
+                raise net.TestbedError("the tcp_info/qdisc sampler did not start")
+        snmp_before = _nstat(bed)
         time.sleep(0.3)
         clients: list[subprocess.Popen | None] = [None] * len(p.flows)
         t0 = time.monotonic()
@@ -115,38 +199,121 @@ def run_plan(p: TestbedPlan, out_dir: str | Path | None = None, capture: bool = 
             reports.append(
                 (_json(cout, f"iperf3 client {i} ({cerr.strip()})"), _json(sout, f"iperf3 server {i}"))
             )
+        snmp_after = _nstat(bed)
+        for sp in samplers:
+            sp.terminate()
+            sp.wait(timeout=5)
+        tcp_file.close()
+        q_file.close()
         if dump is not None:
             dump.terminate()
             dump.wait(timeout=5)
         qstats = bed.run("r", "tc", "-s", "-j", "qdisc", "show", "dev", "r1").stdout
-    return _records(p, reports, qstats, out if capture else None)
+    samples = read_samples(work / "tcp.txt", TCP_FIELDS, t0)
+    qsamples = read_samples(work / "qdisc.txt", QDISC_FIELDS, t0)
+    if out is not None:
+        for name in ("tcp.txt", "qdisc.txt"):
+            (work / name).replace(out / f"samples_{name}")
+    for name in ("tcp.txt", "qdisc.txt"):
+        (work / name).unlink(missing_ok=True)
+    work.rmdir()
+    snmp = {k: snmp_after[k] - snmp_before.get(k, 0) for k in snmp_after if k in SNMP}
+    extra = {"snmp": snmp, "sample_interval": sample_interval}
+    return _records(p, reports, qstats, out if capture else None, samples, qsamples, extra)
 
 
-def _records(p: TestbedPlan, reports, qstats: str, out: Path | None) -> Result:
+def flow_samples(samples: pd.DataFrame, port: int) -> pd.DataFrame:
+    """The samples of one flow's data connection: of the sockets to ``port`` (iperf3's
+    control connection goes there too), the one that sent the most bytes."""
+    mine = samples[samples["dport"] == port] if len(samples) else samples
+    if not len(mine):
+        return mine
+    data = mine.groupby("sport")["bytes_sent"].max().idxmax()
+    return mine[mine["sport"] == data].sort_values("time")
+
+
+def tcp_series(samples: pd.DataFrame, flow: int) -> pd.DataFrame:
+    """tcp_info samples as the simulator's ``series`` rows (cwnd and in_flight in segments,
+    RTTs in seconds, bytes_delivered = bytes_acked) plus the kernel's own columns."""
+    s = samples
+    ss = s["ssthresh"].astype(float)
+    return pd.DataFrame(
+        {
+            "time": s["time"].to_numpy(),
+            "flow": flow,
+            "cwnd": s["cwnd"].astype(float).to_numpy(),
+            "ssthresh": ss.where(ss < 2**30).to_numpy(),  # "infinite" before the first loss
+            "srtt": s["srtt_us"].where(s["srtt_us"] > 0).to_numpy() / 1e6,  # 0: no sample yet
+            "in_flight": (s["unacked"] - s["sacked"] - s["lost"] + s["retrans"]).to_numpy(),
+            "bytes_delivered": s["bytes_acked"].to_numpy(),
+            "rttvar": s["rttvar_us"].to_numpy() / 1e6,
+            "min_rtt": s["min_rtt_us"].where(s["min_rtt_us"] < 2**31).to_numpy() / 1e6,  # ~0: none yet
+            "snd_mss": s["snd_mss"].to_numpy(),
+            "ca_state": s["ca_state"].to_numpy(),
+            "lost": s["lost"].to_numpy(),
+            "retransmissions": s["total_retrans"].to_numpy(),
+            "timeouts": s["total_rto"].to_numpy(),
+            "pacing_rate": s["pacing_rate"].to_numpy() * 8.0,
+        }
+    )
+
+
+def window_mean(t: np.ndarray, v: np.ndarray, window: tuple[float, float]) -> float:
+    """Mean of samples taken at (nearly) regular times inside ``window``; NaN when none."""
+    inside = (t >= window[0]) & (t <= window[1]) & np.isfinite(v)
+    return float(np.mean(v[inside])) if inside.any() else float("nan")
+
+
+def _records(
+    p: TestbedPlan,
+    reports,
+    qstats: str,
+    out: Path | None,
+    samples: pd.DataFrame | None = None,
+    qsamples: pd.DataFrame | None = None,
+    extra: dict[str, Any] | None = None,
+) -> Result:
     rows, series = [], []
+    samples = samples if samples is not None else pd.DataFrame()
+    snd_mss = []
     for i, (f, (client, server)) in enumerate(zip(p.flows, reports, strict=True)):
         if "error" in client:
             raise net.TestbedError(f"iperf3 flow {f.name}: {client['error']}")
         goodput, total = _goodput(server, f, p.measure)
         streams = client.get("end", {}).get("streams", [{}])
         sender = streams[0].get("sender", {}) if streams else {}
+        mine = flow_samples(samples, BASE_PORT + i) if len(samples) else pd.DataFrame()
+        retrans = client.get("end", {}).get("sum_sent", {}).get("retransmits", np.nan)
+        timeouts = np.nan
+        mean_rtt = sender.get("mean_rtt", np.nan) / 1e6
+        min_rtt = sender.get("min_rtt", np.nan) / 1e6
         cwnds = []
-        for iv in client.get("intervals", []):
-            st = iv["streams"][0]
-            t = f.start + st["end"]
-            cwnd = st.get("snd_cwnd", 0) / p.mss
-            cwnds.append(cwnd)
-            series.append(
-                {
-                    "time": t,
-                    "flow": i,
-                    "cwnd": cwnd,
-                    "ssthresh": np.nan,
-                    "srtt": st.get("rtt", 0) / 1e6,
-                    "in_flight": np.nan,
-                    "bytes_delivered": np.nan,
-                }
-            )
+        if len(mine):
+            ts = tcp_series(mine, i)
+            series.extend(ts.to_dict("records"))
+            last = mine.iloc[-1]
+            retrans = int(last["total_retrans"])
+            timeouts = int(last["total_rto"]) if last["total_rto"] >= 0 else np.nan
+            mean_rtt = window_mean(ts["time"].to_numpy(), ts["srtt"].to_numpy(), p.measure)
+            min_rtt = float(last["min_rtt_us"]) / 1e6
+            cwnds = list(ts["cwnd"])
+            snd_mss.append(int(mine["snd_mss"].max()))
+        else:  # no samples (an old kernel, a sampler that failed): iperf3's 0.5 s snapshots
+            for iv in client.get("intervals", []):
+                st = iv["streams"][0]
+                cwnd = st.get("snd_cwnd", 0) / p.mss
+                cwnds.append(cwnd)
+                series.append(
+                    {
+                        "time": f.start + st["end"],
+                        "flow": i,
+                        "cwnd": cwnd,
+                        "ssthresh": np.nan,
+                        "srtt": st.get("rtt", 0) / 1e6,
+                        "in_flight": np.nan,
+                        "bytes_delivered": np.nan,
+                    }
+                )
         rows.append(
             {
                 "id": i,
@@ -158,14 +325,27 @@ def _records(p: TestbedPlan, reports, qstats: str, out: Path | None) -> Result:
                 "start": f.start,
                 "goodput_bps": goodput,
                 "bytes_delivered": total,
-                "retransmissions": client.get("end", {}).get("sum_sent", {}).get("retransmits", np.nan),
-                "mean_rtt": sender.get("mean_rtt", np.nan) / 1e6,
-                "min_rtt": sender.get("min_rtt", np.nan) / 1e6,
+                "retransmissions": retrans,
+                "timeouts": timeouts,
+                "mean_rtt": mean_rtt,
+                "min_rtt": min_rtt,
                 "final_cwnd": cwnds[-1] if cwnds else np.nan,
                 "kernel_cc": f.kernel_cc,
             }
         )
     links = []
+    queues: list[dict[str, Any]] = []
+    mean_q = max_q = np.nan
+    if qsamples is not None and len(qsamples):
+        qf = qsamples[qsamples["kind"] == "pfifo"].sort_values("time")
+        if len(qf):
+            inside = qf[(qf["time"] >= p.measure[0]) & (qf["time"] <= p.measure[1])]
+            mean_q = float(inside["qlen"].mean()) if len(inside) else np.nan
+            max_q = float(qf["qlen"].max())
+            queues = [
+                {"time": t, "link": 0, "link_name": "r1->delay", "packets": q, "bytes": b}
+                for t, q, b in zip(qf["time"], qf["qlen"], qf["backlog"], strict=True)
+            ]
     try:
         for q in json.loads(qstats):
             if q.get("kind") == "pfifo":
@@ -179,6 +359,8 @@ def _records(p: TestbedPlan, reports, qstats: str, out: Path | None) -> Result:
                         "packets_sent": q.get("packets"),
                         "bytes_sent": q.get("bytes"),
                         "drops_buffer_overflow": q.get("drops"),
+                        "mean_queue": mean_q,
+                        "max_queue": max_q,
                     }
                 )
     except json.JSONDecodeError:
@@ -187,6 +369,7 @@ def _records(p: TestbedPlan, reports, qstats: str, out: Path | None) -> Result:
     tables["flows"] = pd.DataFrame(rows)
     tables["series"] = pd.DataFrame(series)
     tables["links"] = pd.DataFrame(links)
+    tables["queues"] = pd.DataFrame(queues)
     if out is not None and (out / "bottleneck.pcap").exists():
         tables["traces"] = pd.DataFrame(
             [{"link": 0, "file": str(out / "bottleneck.pcap"), "packets": np.nan}]
@@ -201,18 +384,31 @@ def _records(p: TestbedPlan, reports, qstats: str, out: Path | None) -> Result:
         "delay_one_way": p.delay_fwd,
         "rate_bps": p.rate_bps,
         "buffer_packets": p.buffer_packets,
+        "mtu": p.mtu,
+        "snd_mss": max(snd_mss) if snd_mss else np.nan,
+        "rtt_source": "tcp_info srtt sampled every sample_interval" if snd_mss else "iperf3",
+        **(extra or {}),
     }
     return Result(meta=meta, **tables)
 
 
 def run_scenario(
-    scenario: Scenario | dict[str, Any] | str | Path, out_dir: str | Path | None = None, capture: bool = True
+    scenario: Scenario | dict[str, Any] | str | Path,
+    out_dir: str | Path | None = None,
+    capture: bool = True,
+    native: bool = False,
+    sample_interval: float = SAMPLE_INTERVAL,
 ) -> Result:
     """Runs a simulator scenario (the supported subset, see ``plan``) on the kernel test bed.
 
     Returns a :class:`tcplab.result.Result` whose ``flows`` table has the simulator's columns
     for what a kernel run measures (goodput over the measurement window, bytes, retransmits,
-    RTTs); ``series`` has iperf3's cwnd and RTT every 0.5 s. Needs root."""
+    RTTs, retransmissions and timeouts from tcp_info); ``series`` has the kernel's tcp_info
+    (cwnd, srtt, rttvar, min_rtt, bytes acked, ...) every ``sample_interval``, ``queues``
+    the bottleneck's backlog, ``meta["snmp"]`` the sender namespace's SNMP counters over the
+    run. ``native``: reno/cubic are the kernel's own (``plan``). Needs root."""
     if isinstance(scenario, (str, Path)):
         scenario = Scenario.load(scenario)
-    return run_plan(plan(scenario), out_dir=out_dir, capture=capture)
+    return run_plan(
+        plan(scenario, native=native), out_dir=out_dir, capture=capture, sample_interval=sample_interval
+    )

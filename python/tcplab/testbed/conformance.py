@@ -1,0 +1,271 @@
+"""Kernel conformance: the same scenarios on the test bed and in the simulator's ``linux``
+profile, with figures normalised the same way on both sides and checked against tolerances.
+
+The matrix (``matrix``) is a base point (10 Mb/s, 40 ms RTT, a buffer of one BDP, no random
+loss, one flow) and one-at-a-time variations of it (buffer 0.5 and 2 BDP, loss 0.5 % and
+2 %, RTT 20 and 100 ms, two flows starting together and staggered), each for every algorithm
+of ``ALGORITHMS``: the kernel's own ``reno`` and ``cubic`` and tcplab's BPF Vegas, Veno,
+NewVegas and CODE.
+
+Normalisation (``metrics``), identical for both back ends:
+- goodput: payload bytes acknowledged inside the measurement window, from the sampled
+  series (``bytes_delivered``: the simulator's delivered bytes, the kernel's
+  ``tcpi_bytes_acked``), interpolated at the window's edges;
+- utilisation: goodput over the most payload the bottleneck can carry, rate x payload per
+  frame, a frame being the real segment (the kernel's ``snd_mss``, the simulator's ``mss``)
+  plus its headers as the bottleneck counts them (``FRAME_OVERHEAD``: Ethernet 14 + IPv4 20 +
+  TCP 20 + timestamps 12; TBF counts the Ethernet header);
+- RTT: the sender's smoothed RTT sampled every 10 ms inside the window (the kernel's
+  ``tcpi_rtt`` through sock_diag, the simulator's ``srtt``), pooled over flows: mean, p50, p95;
+- cwnd: the mean of the sampled cwnd (segments) inside the window, averaged over flows;
+- retransmissions and timeouts: whole run, summed over flows (kernel: ``tcpi_total_retrans``
+  and ``tcpi_total_rto``; the namespace's SNMP counters are kept beside them);
+- share: each flow's goodput over the flows' total (two-flow points).
+
+A tolerance check on a figure either side lacks is "not evaluated" (None), never a pass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..result import Result
+from ..scenario import Scenario, link
+
+#: Kernel congestion controls of the matrix, by simulator name (reno and cubic are the
+#: kernel's own, the others tcplab's BPF ports).
+ALGORITHMS = ("reno", "cubic", "vegas", "veno", "newvegas", "code")
+#: Held to the tolerances on every point; the others with the bed's jitter in the simulator.
+STRICT = ("reno", "cubic", "vegas", "veno")
+JITTERED = ("newvegas", "code")
+#: The bed's own RTT jitter above its minimum (docs/kernel.md): p95 0.41 ms on an idle bed.
+BED_JITTER: dict[str, Any] = {"kind": "uniform", "max": "0.4ms"}
+MSS = 1000
+FRAME_OVERHEAD = 14 + 20 + 20 + 12
+ACCESS_DELAY = 0.001
+SAMPLE_INTERVAL = 0.01
+
+
+@dataclass(frozen=True)
+class Point:
+    """One scenario of the matrix (every algorithm runs it)."""
+
+    name: str
+    rate_mbps: float = 10.0
+    rtt_ms: float = 40.0
+    buffer_bdp: float = 1.0
+    loss: float = 0.0
+    flows: int = 1
+    stagger: float = 0.0  # seconds between the two flows' starts
+    duration: float = 30.0
+    warmup: float = 5.0
+
+    @property
+    def bdp_packets(self) -> float:
+        return self.rate_mbps * 1e6 * self.rtt_ms / 1e3 / 8 / (MSS + FRAME_OVERHEAD)
+
+    @property
+    def buffer_packets(self) -> int:
+        return max(2, int(round(self.buffer_bdp * self.bdp_packets)))
+
+    @property
+    def measure(self) -> tuple[float, float]:
+        return (self.warmup + self.stagger, self.duration)
+
+
+def matrix(quick: bool = False) -> list[Point]:
+    """The scenarios: a base point and one-at-a-time variations (quick: three short ones)."""
+    if quick:
+        base = Point("base", duration=12.0, warmup=3.0)
+        return [base, replace(base, name="loss 0.5%", loss=0.005), replace(base, name="2 flows", flows=2)]
+    base = Point("base")
+    return [
+        base,
+        replace(base, name="buffer 0.5 BDP", buffer_bdp=0.5),
+        replace(base, name="buffer 2 BDP", buffer_bdp=2.0),
+        replace(base, name="loss 0.5%", loss=0.005),
+        replace(base, name="loss 2%", loss=0.02),
+        replace(base, name="RTT 20 ms", rtt_ms=20.0),
+        replace(base, name="RTT 100 ms", rtt_ms=100.0),
+        replace(base, name="2 flows", flows=2),
+        replace(base, name="2 flows staggered", flows=2, stagger=5.0),
+    ]
+
+
+def scenario(
+    point: Point,
+    algo: str,
+    sim_stack: str | None = "linux",
+    jitter: dict[str, Any] | None = BED_JITTER,
+    seed: int = 1,
+) -> Scenario:
+    """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
+    profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
+    delay jitter for NewVegas and CODE (only with a stack: the engines that know ``stack``
+    know ``jitter``)."""
+    one_way = point.rtt_ms / 2e3
+    extra: dict[str, Any] = {}
+    if point.loss > 0:
+        extra["loss"] = {"model": "bernoulli", "p": point.loss, "applies_to": "data"}
+    if sim_stack is not None and jitter is not None and algo in JITTERED:
+        extra["jitter"] = dict(jitter)
+    bottleneck = link(
+        f"{point.rate_mbps}Mbps", f"{(one_way - 2 * ACCESS_DELAY) * 1e3:g}ms", point.buffer_packets, **extra
+    )
+    s = Scenario.dumbbell(
+        point.flows,
+        bottleneck,
+        access={"rate": "1Gbps", "delay": f"{ACCESS_DELAY * 1e3:g}ms"},
+        duration=point.duration,
+        seed=seed,
+        measure=list(point.measure),
+        sample_interval=SAMPLE_INTERVAL,
+    )
+    tcp: dict[str, Any] = {"mss": MSS, "header_bytes": FRAME_OVERHEAD}
+    if sim_stack is not None:
+        tcp["stack"] = sim_stack
+    s.set_tcp(**tcp)
+    for i in range(point.flows):
+        s.add_flow(f"s{i}", f"d{i}", algo, name=f"{algo}{i}", start=i * point.stagger)
+    return s
+
+
+def kernel_scenario(sim: Scenario) -> Scenario:
+    """The test bed's document: the simulator's without the bottleneck jitter (the bed's
+    own jitter is what that models; the bed cannot add any)."""
+    k = Scenario(sim.doc)
+    k.doc["topology"]["bottleneck"].pop("jitter", None)
+    return k
+
+
+def _delivered(series: pd.DataFrame, flow: int, window: tuple[float, float]) -> float:
+    s = series[series["flow"] == flow].sort_values("time")
+    s = s[np.isfinite(s["bytes_delivered"].astype(float))]
+    if len(s) < 2 or s["time"].iloc[-1] < window[1] - 0.05 or s["time"].iloc[0] > window[0] + 0.05:
+        return float("nan")
+    t, b = s["time"].to_numpy(float), s["bytes_delivered"].to_numpy(float)
+    return float(np.interp(window[1], t, b) - np.interp(window[0], t, b))
+
+
+@dataclass
+class Figures:
+    """One back end's normalised figures for one run."""
+
+    utilisation: float
+    goodput_bps: float
+    retransmissions: float
+    timeouts: float
+    mean_rtt: float
+    p50_rtt: float
+    p95_rtt: float
+    mean_cwnd: float
+    shares: list[float] = field(default_factory=list)
+    segment: float = float("nan")
+
+
+def metrics(result: Result, rate_bps: float, window: tuple[float, float], segment: float) -> Figures:
+    """The normalised figures of one run (either back end); ``segment``: payload bytes per
+    full segment (the kernel's snd_mss, the simulator's mss)."""
+    nan = float("nan")
+    series, flows = result.series, result.flows
+    ids = list(flows["id"]) if len(flows) else []
+    goodputs = []
+    cwnds, rtts = [], []
+    for i in ids:
+        length = window[1] - window[0]
+        delivered = _delivered(series, i, window) if len(series) else nan
+        goodputs.append(delivered * 8 / length if length > 0 else nan)
+        mine = series[(series["flow"] == i) & (series["time"] >= window[0]) & (series["time"] <= window[1])]
+        c = mine["cwnd"].to_numpy(float)
+        cwnds.append(float(np.nanmean(c)) if np.isfinite(c).any() else nan)
+        r = mine["srtt"].to_numpy(float)
+        rtts.append(r[np.isfinite(r) & (r > 0)])
+    total = float(np.sum(goodputs)) if goodputs else nan
+    capacity = rate_bps * segment / (segment + FRAME_OVERHEAD)
+    pooled = np.concatenate(rtts) if rtts else np.array([])
+
+    def col(name: str) -> float:
+        if name not in flows or not len(flows):
+            return nan
+        v = flows[name].to_numpy(float)
+        return float(np.sum(v)) if np.isfinite(v).all() else nan
+
+    return Figures(
+        utilisation=total / capacity if capacity > 0 else nan,
+        goodput_bps=total,
+        retransmissions=col("retransmissions"),
+        timeouts=col("timeouts"),
+        mean_rtt=float(pooled.mean()) if len(pooled) else nan,
+        p50_rtt=float(np.percentile(pooled, 50)) if len(pooled) else nan,
+        p95_rtt=float(np.percentile(pooled, 95)) if len(pooled) else nan,
+        mean_cwnd=float(np.mean(cwnds)) if cwnds and all(map(math.isfinite, cwnds)) else nan,
+        shares=[g / total for g in goodputs] if len(goodputs) > 1 and total > 0 else [],
+        segment=segment,
+    )
+
+
+def _finite(*xs: float) -> bool:
+    return all(x is not None and math.isfinite(x) for x in xs)
+
+
+def within_relative(kernel: float, sim: float, tol: float) -> bool | None:
+    if not _finite(kernel, sim) or kernel == 0:
+        return None
+    return abs(sim - kernel) <= tol * abs(kernel)
+
+
+def within_retrans(kernel: float, sim: float) -> bool | None:
+    """Within 25 % of the kernel's, or within 10 packets."""
+    if not _finite(kernel, sim):
+        return None
+    return abs(sim - kernel) <= max(0.25 * kernel, 10.0)
+
+
+def within_share(kernel: list[float], sim: list[float]) -> bool | None:
+    """Each flow's share within 10 points (None for one flow or missing figures)."""
+    if len(kernel) < 2 or len(kernel) != len(sim) or not _finite(*kernel, *sim):
+        return None
+    return all(abs(a - b) <= 0.10 for a, b in zip(kernel, sim, strict=True))
+
+
+#: Metric -> (tolerance text, check of (kernel, sim) -> bool | None).
+TOLERANCES = {
+    "utilisation": ("within 2 % (relative)", lambda k, s: within_relative(k, s, 0.02)),
+    "retransmissions": ("within 25 % or 10 packets", within_retrans),
+    "mean_cwnd": ("within 10 %", lambda k, s: within_relative(k, s, 0.10)),
+    "mean_rtt": ("within 5 %", lambda k, s: within_relative(k, s, 0.05)),
+}
+
+
+def verdict(ok: bool | None) -> str:
+    return "not evaluated" if ok is None else ("pass" if ok else "miss")
+
+
+def compare_point(point: Point, algo: str, kernel: Figures, sim: Figures) -> dict[str, Any]:
+    """One row of the conformance table: both back ends' figures and each check's verdict."""
+    row: dict[str, Any] = {"scenario": point.name, "algorithm": algo, "held": algo in STRICT}
+    for name in ("utilisation", "retransmissions", "timeouts", "mean_rtt", "p50_rtt", "p95_rtt", "mean_cwnd"):
+        k, s = getattr(kernel, name), getattr(sim, name)
+        scale = 1e3 if name.endswith("_rtt") else 1.0
+        suffix = "_ms" if name.endswith("_rtt") else ""
+        row[f"{name}{suffix}_kernel"] = k * scale
+        row[f"{name}{suffix}_sim"] = s * scale
+        if name in TOLERANCES:
+            row[f"{name}_check"] = verdict(TOLERANCES[name][1](k, s))
+    row["share_kernel"] = "/".join(f"{x:.2f}" for x in kernel.shares) or "-"
+    row["share_sim"] = "/".join(f"{x:.2f}" for x in sim.shares) or "-"
+    row["share_check"] = verdict(within_share(kernel.shares, sim.shares)) if point.flows > 1 else "-"
+    checks = [v for c, v in row.items() if c.endswith("_check") and v != "-"]
+    row["verdict"] = (
+        "miss" if "miss" in checks else ("not evaluated" if "not evaluated" in checks else "pass")
+    )
+    return row
+
+
+def conformance_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows)

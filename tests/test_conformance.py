@@ -1,0 +1,184 @@
+"""linux/conformance without a kernel: the matrix, the documents of both back ends, the
+normalisation of the figures and the tolerance checks (tests/test_kernel.py runs it live)."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tcplab.errors import ScenarioError
+from tcplab.experiments import resolve
+from tcplab.experiments.linux import LinuxConformance
+from tcplab.result import TABLES, Result
+from tcplab.testbed import conformance as cf
+from tcplab.testbed import plan
+from tcplab.testbed.runner import read_samples, tcp_series
+from tcplab.testbed.sampler import TCP_FIELDS, parse_tcp_info
+
+
+def test_matrix_is_a_base_point_and_one_at_a_time_variations():
+    points = cf.matrix()
+    base = points[0]
+    assert (base.rate_mbps, base.rtt_ms, base.buffer_bdp, base.loss, base.flows) == (10, 40, 1, 0, 1)
+    assert base.buffer_packets == 47, "10 Mb/s x 40 ms / 1066-byte frames"
+    for p in points[1:]:
+        changed = [
+            k
+            for k in ("rtt_ms", "buffer_bdp", "loss", "flows", "stagger")
+            if getattr(p, k) != getattr(base, k)
+        ]
+        assert 1 <= len(changed) <= 2 and (len(changed) == 1 or changed == ["flows", "stagger"]), p
+    assert {p.buffer_bdp for p in points} == {0.5, 1, 2}
+    assert {p.loss for p in points} == {0, 0.005, 0.02}
+    assert {p.rtt_ms for p in points} == {20, 40, 100}
+    assert {(p.flows, p.stagger > 0) for p in points} >= {(2, False), (2, True)}
+    runs = len(points) * len(cf.ALGORITHMS)
+    seconds = sum(p.duration + 4 for p in points) * len(cf.ALGORITHMS)
+    assert runs == 54 and seconds <= 35 * 60, "the full matrix fits in about half an hour"
+    assert sum(p.duration + 4 for p in cf.matrix(quick=True)) * len(cf.ALGORITHMS) <= 6 * 60
+
+
+def test_documents_carry_the_stack_and_jitter_only_when_asked():
+    base = cf.matrix()[0]
+    linux_sc = cf.scenario(base, "code")
+    linux = linux_sc.doc
+    assert linux["tcp"]["stack"] == "linux"
+    assert linux["topology"]["bottleneck"]["jitter"] == cf.BED_JITTER
+    assert "jitter" not in cf.scenario(base, "reno").doc["topology"]["bottleneck"]
+    bare = cf.scenario(base, "code", sim_stack=None)
+    assert "stack" not in bare.doc["tcp"] and "jitter" not in bare.doc["topology"]["bottleneck"]
+    bare.validate()  # today's engine takes it
+    # The bed takes the linux document (stack accepted, jitter stripped) with the kernel's own cubic.
+    p = plan(cf.kernel_scenario(cf.scenario(base, "cubic")), native=True)
+    assert p.stack == "linux" and p.mtu == 1000 + 52 and p.flows[0].kernel_cc == "cubic"
+    assert plan(cf.kernel_scenario(linux_sc), native=True).flows[0].kernel_cc == "tl_code"
+    with pytest.raises(ScenarioError, match="jitter"):
+        plan(linux)
+    assert "jitter" in linux["topology"]["bottleneck"], "kernel_scenario must not edit the original"
+
+
+def test_experiment_default_stack_and_explicit_none():
+    assert LinuxConformance().sim_stack == "linux"
+    runs = LinuxConformance(sim_stack=None).runs(quick=True)
+    assert runs and all("stack" not in r.scenario.doc["tcp"] for r in runs)
+    assert {r.params["algorithm"] for r in runs} == set(cf.ALGORITHMS)
+
+
+def test_plan_accepts_only_the_linux_stack_and_refuses_other_tcp_keys():
+    s = cf.scenario(cf.matrix()[0], "reno", sim_stack=None)
+    assert plan(s).mtu == 1040 and plan(s).flows[0].kernel_cc == "tl_reno"
+    s.doc["tcp"]["stack"] = "ns2"
+    with pytest.raises(ScenarioError, match="tcp.stack"):
+        plan(s)
+    s.doc["tcp"]["stack"] = "linux"
+    s.doc["tcp"]["delayed_ack"] = True
+    with pytest.raises(ScenarioError, match="tcp.delayed_ack"):
+        plan(s)
+    s = cf.scenario(cf.matrix()[0], "cubic", sim_stack=None)
+    with pytest.raises(ScenarioError, match="no kernel port"):
+        plan(s)
+
+
+def test_all_leaves_out_the_conformance_matrix():
+    assert "linux/conformance" not in [e.name for e in resolve(["all"])]
+    assert [e.name for e in resolve(["linux"])] == ["linux/conformance"]
+    assert [e.name for e in resolve(["linux/conformance"])] == ["linux/conformance"]
+
+
+def _result(series: pd.DataFrame, flows: pd.DataFrame) -> Result:
+    tables = {name: pd.DataFrame() for name in TABLES}
+    tables.update(series=series, flows=flows, frames=None, events=None)
+    return Result(meta={}, **tables)
+
+
+def _synthetic(rates_bps, retrans=(3, 4), segment=1000.0, rtt=0.05, cwnd=40.0, nan_rtt=False):
+    t = np.round(np.arange(0, 10.001, 0.01), 3)
+    rows = []
+    for i, r in enumerate(rates_bps):
+        rows.append(
+            pd.DataFrame(
+                {
+                    "time": t,
+                    "flow": i,
+                    "cwnd": cwnd,
+                    "srtt": np.nan if nan_rtt else rtt + 0.01 * (t % 1.0),
+                    "bytes_delivered": r / 8 * t,
+                }
+            )
+        )
+    flows = pd.DataFrame(
+        {"id": range(len(rates_bps)), "retransmissions": retrans[: len(rates_bps)], "timeouts": 0}
+    )
+    return _result(pd.concat(rows, ignore_index=True), flows)
+
+
+def test_metrics_normalise_payload_per_frame_and_shares():
+    full = 10e6 * 1000 / 1066  # the most payload 10 Mb/s carries in 1066-byte frames
+    f = cf.metrics(_synthetic([0.75 * full, 0.25 * full]), 10e6, (2.0, 10.0), 1000.0)
+    assert f.utilisation == pytest.approx(1.0)
+    assert f.shares == pytest.approx([0.75, 0.25])
+    assert f.retransmissions == 7 and f.timeouts == 0 and f.mean_cwnd == 40
+    assert f.mean_rtt == pytest.approx(0.055, abs=1e-3) and f.p95_rtt > f.p50_rtt
+    # A kernel with smaller real segments carries less payload per frame: same utilisation.
+    small = 10e6 * 988 / (988 + 66)
+    assert cf.metrics(_synthetic([small]), 10e6, (2.0, 10.0), 988.0).utilisation == pytest.approx(1.0)
+
+
+def test_checks_pass_miss_and_never_pass_on_missing_data():
+    point = cf.matrix()[0]
+    k = cf.metrics(_synthetic([9e6], retrans=(100,)), 10e6, (2.0, 10.0), 1000.0)
+    same = cf.compare_point(point, "reno", k, k)
+    assert same["verdict"] == "pass" and same["share_check"] == "-"
+    s = cf.metrics(_synthetic([9e6], retrans=(140,), cwnd=45.0), 10e6, (2.0, 10.0), 1000.0)
+    row = cf.compare_point(point, "reno", k, s)
+    assert (row["retransmissions_check"], row["mean_cwnd_check"], row["verdict"]) == ("miss", "miss", "miss")
+    blind = cf.metrics(_synthetic([9e6], retrans=(100,), nan_rtt=True), 10e6, (2.0, 10.0), 1000.0)
+    row = cf.compare_point(point, "reno", k, blind)
+    assert row["mean_rtt_check"] == "not evaluated" and row["verdict"] == "not evaluated"
+    assert cf.within_retrans(3, 12) and not cf.within_retrans(100, 126) and cf.within_retrans(100, 125)
+    assert cf.within_share([0.5, 0.5], [0.59, 0.41]) and not cf.within_share([0.5, 0.5], [0.61, 0.39])
+    assert cf.within_share([1.0], [1.0]) is None and cf.within_relative(0.0, 1.0, 0.1) is None
+
+
+def test_tcp_info_parsing_and_sample_files(tmp_path):
+    buf = bytearray(248)
+    buf[1] = 3  # ca_state: recovery
+    struct.pack_into("=I", buf, 16, 1000)  # snd_mss
+    struct.pack_into("=I", buf, 68, 40_500)  # srtt, us
+    struct.pack_into("=I", buf, 80, 37)  # cwnd
+    struct.pack_into("=I", buf, 100, 12)  # total_retrans
+    struct.pack_into("=Q", buf, 120, 123_456)  # bytes_acked
+    struct.pack_into("=H", buf, 240, 2)  # total_rto
+    info = parse_tcp_info(bytes(buf))
+    assert (info["ca_state"], info["snd_mss"], info["srtt_us"], info["cwnd"]) == (3, 1000, 40_500, 37)
+    assert (info["total_retrans"], info["bytes_acked"], info["total_rto"]) == (12, 123_456, 2)
+    assert parse_tcp_info(bytes(buf[:232]))["total_rto"] == -1, "kernels before 6.7"
+    lines = []
+    for k, t in enumerate((1_000_000_000, 1_010_000_000)):
+        row = {**info, "dport": 5301, "sport": 40000, "min_rtt_us": 0xFFFFFFFF if k == 0 else 40_000}
+        lines.append(" ".join([str(t), *(str(row.get(f, 0)) for f in TCP_FIELDS)]))
+    path = tmp_path / "tcp.txt"
+    path.write_text("\n".join(lines) + "\n")
+    df = read_samples(path, TCP_FIELDS, t0=0.99)
+    assert list(df["time"]) == pytest.approx([0.01, 0.02])
+    series = tcp_series(df, 0)
+    assert series["srtt"].iloc[0] == pytest.approx(0.0405) and series["cwnd"].iloc[0] == 37
+    assert np.isnan(series["min_rtt"].iloc[0]) and series["min_rtt"].iloc[1] == pytest.approx(0.04)
+
+
+def test_reproduce_refuses_clearly_without_root(monkeypatch, tmp_path):
+    import os
+
+    from typer.testing import CliRunner
+
+    import tcplab
+    from tcplab.cli import app
+
+    monkeypatch.setattr(tcplab, "capabilities", lambda: {"testbed": []})
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    r = CliRunner().invoke(app, ["reproduce", "linux/conformance", "--quick", "--store", str(tmp_path)])
+    assert r.exit_code == 2
+    assert "needs root" in r.output and "linux/conformance" in r.output
