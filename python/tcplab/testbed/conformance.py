@@ -27,6 +27,7 @@ A tolerance check on a figure either side lacks is "not evaluated" (None), never
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -130,16 +131,28 @@ def scenario(
     if sim_stack is not None:
         tcp["stack"] = sim_stack
     s.set_tcp(**tcp)
+    cc: Any = (
+        {"name": algo, **KERNEL_DEFAULTS[algo]} if sim_stack is not None and algo in KERNEL_DEFAULTS else algo
+    )
     for i in range(point.flows):
-        s.add_flow(f"s{i}", f"d{i}", algo, name=f"{algo}{i}", start=i * point.stagger)
+        s.add_flow(f"s{i}", f"d{i}", cc, name=f"{algo}{i}", start=i * point.stagger)
     return s
+
+
+#: Parameters that make a simulator algorithm what the kernel's module of that name runs
+#: by default: tcp_cubic has HyStart on (the simulator's CUBIC follows RFC 9438 without it).
+KERNEL_DEFAULTS: dict[str, dict[str, Any]] = {"cubic": {"hystart": True}}
 
 
 def kernel_scenario(sim: Scenario) -> Scenario:
     """The test bed's document: the simulator's without the bottleneck jitter (the bed's
-    own jitter is what that models; the bed cannot add any)."""
-    k = Scenario(sim.doc)
+    own jitter is what that models; the bed cannot add any) and without the parameters
+    that only say what the kernel's module does anyway."""
+    k = Scenario(copy.deepcopy(sim.doc))
     k.doc["topology"]["bottleneck"].pop("jitter", None)
+    for f in k.doc.get("flows", []):
+        if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
+            f["cc"] = f["cc"]["name"]
     return k
 
 

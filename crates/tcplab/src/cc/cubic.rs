@@ -18,10 +18,14 @@
 //! - Timeout (section 4.8): Reno's collapse with CUBIC's ssthresh; the first congestion
 //!   avoidance stage after it uses `K = 0`, `W_max = cwnd_epoch`.
 //! - Slow start is standard (section 4.10; HyStart++ is not applied); leaving slow start
-//!   without a loss also starts with `K = 0`, `W_max = cwnd_epoch`.
+//!   without a loss also starts with `K = 0`, `W_max = cwnd_epoch`. With `hystart = true`
+//!   slow start ends early by Linux's HyStart ([`super::hystart`]; tcp_cubic.c's default,
+//!   not the RFC's).
 
+use super::hystart::HyStart;
 use super::{
-    params::check_range, parse_params, CaEvent, CcSpec, CcState, CongestionControl, LossInfo,
+    params::check_range, parse_params, AckSample, CaEvent, CaState, CcSpec, CcState,
+    CongestionControl, LossInfo,
 };
 use crate::config::ConfigError;
 use crate::sim::Time;
@@ -38,6 +42,9 @@ pub struct CubicParams {
     pub fast_convergence: bool,
     /// Section 4.3 Reno-friendly region (on).
     pub reno_friendly: bool,
+    /// Linux's HyStart in slow start (off: RFC 9438 does not specify it; Linux's
+    /// tcp_cubic has it on by default).
+    pub hystart: bool,
 }
 
 impl Default for CubicParams {
@@ -47,6 +54,7 @@ impl Default for CubicParams {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            hystart: false,
         }
     }
 }
@@ -76,15 +84,17 @@ pub struct Cubic {
     w_max: Option<f64>,
     cwnd_prior: f64,
     epoch: Option<Epoch>,
+    hystart: Option<HyStart>,
 }
 
 impl Cubic {
     pub fn new(p: CubicParams) -> Self {
         Cubic {
-            p,
             w_max: None,
             cwnd_prior: 0.0,
             epoch: None,
+            hystart: p.hystart.then(HyStart::default),
+            p,
         }
     }
 
@@ -158,12 +168,35 @@ impl CongestionControl for Cubic {
         (w * self.p.beta).max(2.0)
     }
 
+    fn init(&mut self, st: &mut CcState) {
+        if let Some(h) = &mut self.hystart {
+            h.reset_round(st);
+        }
+    }
+
+    fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
+        if let (Some(h), Some(rtt)) = (&mut self.hystart, sample.rtt) {
+            h.on_rtt(st, rtt);
+        }
+    }
+
+    fn set_state(&mut self, st: &mut CcState, new: CaState) {
+        if new == CaState::Loss {
+            if let Some(h) = &mut self.hystart {
+                h.restart(st);
+            }
+        }
+    }
+
     fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
         if !st.cwnd_limited {
             return; // RFC 7661 / RFC 9438 section 5.8: no growth of an unused window
         }
         let mut acked = acked as f64;
         if st.in_slow_start() {
+            if let Some(h) = &mut self.hystart {
+                h.on_ack(st);
+            }
             let step = acked.min((st.ssthresh - st.cwnd).max(0.0));
             st.cwnd += step;
             acked -= step;

@@ -30,6 +30,7 @@ pub mod cubic;
 pub mod delay;
 pub mod fast;
 pub mod highspeed;
+pub mod hystart;
 #[cfg(test)]
 mod kernel_vectors;
 pub mod newvegas;

@@ -102,6 +102,11 @@ impl TcpSender {
             self.cc.pkts_acked(&mut self.st, &sample);
         }
         self.process_tlp_ack(now, ack, advanced, &facts);
+        // Linux `tcp_ack` sets the transmission timer (RTO or probe) before loss detection,
+        // which may replace it with RACK's reordering timer.
+        if advanced {
+            self.set_xmit_timer(now);
+        }
 
         let newly_lost = self.detect_losses(now, advanced);
         self.congestion_state(now, ack, advanced, newly_lost);
@@ -115,9 +120,6 @@ impl TcpSender {
             _ => {}
         }
         self.clamp_cwnd();
-        if advanced {
-            self.set_xmit_timer(now);
-        }
         self.send_from_scoreboard(now);
         if self.sb.is_empty() {
             self.timer.cancel();
@@ -264,15 +266,25 @@ impl TcpSender {
             }
             _ => {}
         }
+        let all_dsacked = self.cfg.undo && self.undo_marker.is_some() && self.undo_retrans == 0;
+        if self.st.ca_state == CaState::Recovery && all_dsacked {
+            // Linux `tcp_try_undo_dsack` in recovery: every retransmission so far was
+            // D-SACKed.
+            self.undo(now);
+        }
         if self.st.ca_state <= CaState::Disorder {
-            if self.cfg.undo && self.undo_marker.is_some() && self.undo_retrans == 0 {
-                // Linux `tcp_try_undo_dsack`: every retransmission of the last episode
-                // was D-SACKed.
+            if all_dsacked && self.undo_marker.is_some() {
+                // The same after the episode ended (a late D-SACK).
                 self.undo(now);
             }
             if self.sb.lost > 0 {
                 self.enter_recovery(now);
-            } else if self.sb.sacked > 0 || self.dupacks > 0 {
+            } else if self.sb.sacked > 0
+                || self.sb.retrans > 0
+                || (!self.cfg.sack && self.dupacks > 0)
+            {
+                // Linux `tcp_try_keep_open`: SACKed or retransmitted data outstanding (for
+                // a peer without SACK, duplicate ACKs stand for SACKs).
                 self.set_ca_state(CaState::Disorder);
             } else {
                 self.set_ca_state(CaState::Open);
@@ -436,9 +448,12 @@ impl TcpSender {
             return false;
         }
         let srtt = self.rto.srtt();
-        let pto = if srtt == Time::ZERO {
-            self.cfg.initial_rto
-        } else if self.sb.len() == 1 {
+        if srtt == Time::ZERO {
+            // No RTT sample yet (Linux has one from the handshake, which is not
+            // simulated): the RTO alone.
+            return false;
+        }
+        let pto = if self.sb.len() == 1 {
             srtt + srtt + self.cfg.min_rto
         } else {
             srtt + srtt + TIMEOUT_MIN
@@ -583,5 +598,156 @@ impl TcpSender {
             }
             budget -= 1;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sack::AckOptions;
+    use super::super::TcpConfig;
+    use super::*;
+    use crate::cc::reno::Reno;
+    use crate::config::{Stack, TcpOptions};
+    use crate::net::PacketKind;
+
+    fn ms(v: u64) -> Time {
+        Time::from_millis(v)
+    }
+
+    /// A Reno sender with the `linux` profile and 10 segments in flight from time 0.
+    fn sender() -> TcpSender {
+        let cfg = TcpConfig::from_options(&TcpOptions {
+            stack: Some(Stack::Linux),
+            ..TcpOptions::default()
+        });
+        let mut s = TcpSender::new(
+            0,
+            0,
+            1,
+            &cfg,
+            Box::new(Reno::new(Recovery::Prr)),
+            Recovery::Prr,
+            None,
+        );
+        s.start(Time::ZERO);
+        assert_eq!(s.outbox.len(), 10);
+        s.outbox.clear();
+        s
+    }
+
+    fn ack(n: u32, stamp: Time) -> Packet {
+        Packet {
+            uid: 0,
+            flow: 0,
+            kind: PacketKind::Ack,
+            src: 1,
+            dst: 0,
+            hop: 0,
+            seq: 0,
+            ack: n,
+            size: 52,
+            payload: 0,
+            stamp,
+            retransmit: false,
+            rwnd: 1000,
+        }
+    }
+
+    fn sacks(blocks: &[(u32, u32)], dsack: bool) -> AckOptions {
+        let mut o = AckOptions {
+            dsack,
+            ..AckOptions::default()
+        };
+        for (i, &b) in blocks.iter().enumerate() {
+            o.blocks[i] = b;
+        }
+        o.len = blocks.len() as u8;
+        o
+    }
+
+    fn sent(s: &mut TcpSender) -> Vec<(u32, bool)> {
+        s.outbox.drain(..).map(|p| (p.seq, p.retransmit)).collect()
+    }
+
+    /// One segment lost of a window: RACK marks it once three segments sent at the same
+    /// time are SACKed (the reordering window is zero from DupThresh on), PRR sends the
+    /// retransmission at once, and recovery ends at ssthresh with nothing else resent.
+    #[test]
+    fn a_single_loss_is_repaired_by_one_retransmission() {
+        let mut s = sender();
+        s.on_ack(ms(100), &ack(1, Time::ZERO), None);
+        assert_eq!(sent(&mut s), [(10, false), (11, false)]);
+        // Segment 1 is lost; 2, 3 and 4 arrive. Each SACK frees room for new data.
+        s.on_ack(ms(101), &ack(1, Time::ZERO), Some(&sacks(&[(2, 3)], false)));
+        assert_eq!(s.st.ca_state, CaState::Disorder);
+        assert_eq!(s.timer_kind, TimerKind::Reorder, "RACK waits min_rtt / 4");
+        assert_eq!(sent(&mut s), [(12, false)]);
+        s.on_ack(ms(102), &ack(1, Time::ZERO), Some(&sacks(&[(2, 4)], false)));
+        assert_eq!(s.stats.fast_retransmits, 0);
+        assert_eq!(sent(&mut s), [(13, false)]);
+        s.on_ack(ms(103), &ack(1, Time::ZERO), Some(&sacks(&[(2, 5)], false)));
+        assert_eq!(s.st.ca_state, CaState::Recovery);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.st.ssthresh, 5.5, "Reno halves the window of 11");
+        assert_eq!(
+            sent(&mut s),
+            [(1, true)],
+            "PRR: the retransmission, nothing more"
+        );
+        // Everything arrives: recovery ends at ssthresh; one retransmission in all.
+        s.on_ack(ms(201), &ack(s.snd_max, ms(103)), None);
+        assert_eq!(s.st.ca_state, CaState::Open);
+        // cwnd = ssthresh, then (as Linux, `tcp_may_raise_cwnd`) this ACK's growth: ten
+        // segments acknowledged in congestion avoidance, 10 / 5.5 more.
+        assert!(
+            (s.st.cwnd - (5.5 + 10.0 / 5.5)).abs() < 1e-9,
+            "{}",
+            s.st.cwnd
+        );
+        assert_eq!(s.stats.retransmissions, 1);
+        assert_eq!(s.losses.len(), 1);
+    }
+
+    /// RFC 2883 section 4 / Linux `tcp_try_undo_dsack`: when the receiver reports the
+    /// retransmission as a duplicate, the reduction was spurious and is undone.
+    #[test]
+    fn a_dsack_of_every_retransmission_undoes_the_reduction() {
+        let mut s = sender();
+        s.on_ack(ms(100), &ack(1, Time::ZERO), None);
+        for (t, hi) in [(101, 3), (102, 4), (103, 5)] {
+            s.on_ack(ms(t), &ack(1, Time::ZERO), Some(&sacks(&[(2, hi)], false)));
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        let before = s.prior_cwnd;
+        // Segment 1 was only delayed: the original arrives, then the retransmission,
+        // which the receiver reports as a duplicate.
+        s.on_ack(ms(110), &ack(5, ms(0)), None);
+        assert_eq!(s.st.ca_state, CaState::Recovery);
+        s.on_ack(ms(205), &ack(5, ms(0)), Some(&sacks(&[(1, 2)], true)));
+        assert_eq!(s.stats.undos, 1);
+        assert_eq!(s.st.cwnd, before);
+        assert_eq!(s.st.ca_state, CaState::Open);
+    }
+
+    /// Linux `tcp_enter_loss`: a timeout marks what is outstanding lost and resends it in
+    /// slow start, segment by segment, never going back over SACKed data.
+    #[test]
+    fn a_timeout_resends_only_what_was_not_sacked() {
+        let mut s = sender();
+        let rto = s.take_timer_request().expect("RTO armed");
+        assert_eq!(rto, Time::from_secs_f64(1.0));
+        s.on_timer(rto, rto);
+        assert_eq!((s.st.ca_state, s.stats.timeouts), (CaState::Loss, 1));
+        assert_eq!(s.st.cwnd, 1.0);
+        assert_eq!(sent(&mut s), [(0, true)]);
+        // Segment 0 and the SACKed 4..7 count as delivered: slow start from 1 to 5
+        // (Linux grows by `acked_sacked`), and the lost ones go out, skipping 4..7.
+        s.on_ack(rto + ms(100), &ack(1, rto), Some(&sacks(&[(4, 7)], false)));
+        assert_eq!(s.st.cwnd, 5.0);
+        assert_eq!(
+            sent(&mut s),
+            [(1, true), (2, true), (3, true), (7, true), (8, true)]
+        );
+        assert_eq!(s.stats.timeouts, 1);
     }
 }
