@@ -17,8 +17,9 @@ Set-up, so that the only losses are the random ones and the model's assumptions 
 * RTT in the model: the flow's mean measured RTT (``mean_rtt``), which includes any delayed-ACK wait;
 * T0 in the model: the retransmission timeout the sender really used, measured in a run with the
   event log as the time from the timer's last start (the last ACK that advanced, or the fast
-  retransmit) to the expiry, averaged over first timeouts (not backed-off ones). With the
-  200 ms minimum RTO it is 200 ms for RTTs up to 100 ms, i.e. 2 to 10 RTTs;
+  retransmit) to the expiry, averaged over first timeouts (not backed-off ones). The 200 ms
+  minimum RTO makes it 200-220 ms (10 RTTs at 20 ms) except with delayed ACKs at 100 and 200 ms,
+  where RTT samples that waited for the delayed-ACK timer inflate RTTVAR (up to 400 ms);
 * throughput: goodput over the measurement window in segments per second,
   ``goodput_bps / (8 mss)``, averaged over seeds (standard error across seeds).
 """
