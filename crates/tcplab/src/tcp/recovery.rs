@@ -522,14 +522,9 @@ impl TcpSender {
     /// under way (its reduced threshold stays), everything outstanding and not SACKed is
     /// lost, cwnd one segment (the algorithm's choice), back off, and retransmit.
     pub(super) fn on_timeout_scoreboard(&mut self, now: Time) {
-        if self.sb.is_empty() {
+        let Some((seq, info, cwnd_before)) = self.begin_timeout(now) else {
             return;
-        }
-        self.stats.timeouts += 1;
-        let seq = self.snd_una;
-        let info = self.loss_info(LossKind::Timeout, seq, now);
-        self.refresh(now);
-        let cwnd_before = self.st.cwnd;
+        };
         let new_episode = self.st.ca_state <= CaState::Disorder
             || self.snd_una >= self.high_seq
             || (self.st.ca_state == CaState::Loss && self.rto.backoff() == 0);

@@ -656,17 +656,25 @@ impl TcpSender {
         self.clamp_cwnd();
     }
 
-    /// RFC 6298 section 5.4-5.6 and RFC 5681 eq. (4): back off, collapse the window and
-    /// go back to the oldest unacknowledged segment.
-    fn on_timeout(&mut self, now: Time) {
-        if self.snd_una >= self.snd_max {
-            return;
+    /// A timeout with data outstanding (else none): counts it and returns the segment to
+    /// resend, the algorithm's loss context and the window before the response.
+    pub(super) fn begin_timeout(&mut self, now: Time) -> Option<(u32, LossInfo, f64)> {
+        if self.sb.is_empty() {
+            return None;
         }
         self.stats.timeouts += 1;
         let seq = self.snd_una;
         let info = self.loss_info(LossKind::Timeout, seq, now);
         self.refresh(now);
-        let cwnd_before = self.st.cwnd;
+        Some((seq, info, self.st.cwnd))
+    }
+
+    /// RFC 6298 section 5.4-5.6 and RFC 5681 eq. (4): back off, collapse the window and
+    /// go back to the oldest unacknowledged segment.
+    fn on_timeout(&mut self, now: Time) {
+        let Some((seq, info, cwnd_before)) = self.begin_timeout(now) else {
+            return;
+        };
         // A timeout during fast recovery keeps the threshold already reduced for this loss
         // episode (as Linux's tcp_enter_loss does) instead of halving the inflated window.
         if !self.in_fast_recovery {
