@@ -4,16 +4,22 @@
 //
 // Every link is point-to-point with a DropTail queue limited in packets (the packet being
 // serialised is not counted, as in tcplab); the traffic-control layer is removed so that
-// the device queue is the only queue. Each sender runs a BulkSend application over
+// the device queue is the only queue. Each sender runs a BulkSend application over TCP
+// configured as one of tcplab's stack profiles (common.h, ConfigureTcp): with `ns2`,
 // NewReno with classic (RFC 6582) recovery, 1000-byte segments and no TCP options on data
 // packets (timestamps off), so that a data packet is 1040 bytes at the IP layer like
-// tcplab's 1000-byte payload + 40-byte header.
+// tcplab's 1000-byte payload + 40-byte header; with `linux`, 1448-byte segments with
+// timestamps (1500 bytes), IW10, delayed ACKs and PRR. `--cc` gives each flow's congestion
+// control (newreno or vegas).
 //
 // Counted the same way as tcplab's `packets_delivered`:
 //   data packets  = packets carrying payload that reach a receiver d_i,
 //   ack packets   = pure ACKs that reach a sender s_i (the one SYN-ACK per flow is
 //                   subtracted; senders receive nothing else).
-// Goodput is the bytes the PacketSink applications received, over the run time.
+// Goodput is the bytes the PacketSink applications received, over the run time, in total
+// and per flow; retransmissions, loss episodes (RTO) and recoveries per flow come from the
+// sender sockets' traces (common.h, FlowCounters). `--trace=FILE` writes every flow's cwnd,
+// congestion state and RTO changes as `time flow kind value` lines.
 //
 // Prints one JSON object on stdout, with the peak resident set size (VmHWM) at the end.
 
@@ -28,6 +34,7 @@
 
 #include <cstdint>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -49,6 +56,9 @@ main(int argc, char* argv[])
     bool sack = true;
     uint32_t socketBuffer = 1 << 22;
     uint32_t seed = 1;
+    std::string stackProfile = "ns2";
+    std::string ccList = "";
+    std::string traceFile = "";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of sender/receiver pairs", flows);
@@ -62,10 +72,32 @@ main(int argc, char* argv[])
     cmd.AddValue("sack", "enable SACK", sack);
     cmd.AddValue("socketBuffer", "TCP send and receive buffer, bytes", socketBuffer);
     cmd.AddValue("seed", "RNG run number", seed);
+    cmd.AddValue("stack", "tcplab stack profile to model: ns2 or linux", stackProfile);
+    cmd.AddValue("cc", "comma-separated congestion control per flow (default newreno)", ccList);
+    cmd.AddValue("trace", "file for cwnd, state and RTO traces (none if empty)", traceFile);
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
 
-    ConfigureTcp(socketBuffer, sack);
+    ConfigureTcp(socketBuffer, sack, stackProfile);
+    std::vector<std::string> ccs;
+    {
+        std::stringstream list(ccList);
+        for (std::string item; std::getline(list, item, ',');)
+        {
+            ccs.push_back(item);
+        }
+    }
+    if (ccs.empty())
+    {
+        ccs.assign(flows, "newreno");
+    }
+    NS_ABORT_MSG_IF(ccs.size() != flows, "--cc names " << ccs.size() << " flows, not " << flows);
+    std::ofstream trace;
+    if (!traceFile.empty())
+    {
+        trace.open(traceFile);
+        g_trace = &trace;
+    }
 
     NodeContainer routers(2);
     NodeContainer senders(flows);
@@ -74,6 +106,12 @@ main(int argc, char* argv[])
     stack.Install(routers);
     stack.Install(senders);
     stack.Install(receivers);
+    for (uint32_t i = 0; i < flows; i++)
+    {
+        Config::Set("/NodeList/" + std::to_string(senders.Get(i)->GetId()) +
+                        "/$ns3::TcpL4Protocol/SocketType",
+                    TypeIdValue(CongestionControl(ccs[i], stackProfile)));
+    }
 
     PointToPointHelper bottleneck = LinkHelper(bottleneckRate, bottleneckDelay, bottleneckBuffer);
     PointToPointHelper access = LinkHelper(accessRate, accessDelay, accessBuffer);
@@ -116,15 +154,31 @@ main(int argc, char* argv[])
     }
     sinks.Start(Seconds(0));
     sources.Start(Seconds(0));
+    // The sockets exist once the applications have started (t = 0); only SYNs precede.
+    Simulator::Schedule(NanoSeconds(1), [&sources]() {
+        std::vector<Ptr<Socket>> sockets;
+        for (uint32_t i = 0; i < sources.GetN(); i++)
+        {
+            sockets.push_back(DynamicCast<BulkSendApplication>(sources.Get(i))->GetSocket());
+        }
+        ConnectFlowTraces(sockets);
+    });
 
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
 
     uint64_t bytes = 0;
+    std::string flowGoodput = "[";
     for (uint32_t i = 0; i < sinks.GetN(); i++)
     {
-        bytes += DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+        uint64_t b = DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+        bytes += b;
+        std::ostringstream g;
+        g.precision(12);
+        g << b * 8.0 / duration;
+        flowGoodput += (i ? ", " : "") + g.str();
     }
+    flowGoodput += "]";
     uint64_t acks = g_delivered.AcksDelivered(flows);
     std::cout << "{\"simulator\": \"ns-3\", \"flows\": " << flows
               << ", \"duration\": " << duration << ", \"sack\": " << (sack ? "true" : "false")
@@ -132,6 +186,16 @@ main(int argc, char* argv[])
               << ", \"packets_delivered\": " << g_delivered.data + acks
               << ", \"bytes_delivered\": " << bytes
               << ", \"goodput_bps\": " << bytes * 8.0 / duration
+              << ", \"stack\": \"" << stackProfile << "\""
+              << ", \"flow_goodput_bps\": " << flowGoodput
+              << ", \"flow_segments_sent\": "
+              << FlowArray([](const FlowCounters& c) { return c.segments; })
+              << ", \"flow_retransmissions\": "
+              << FlowArray([](const FlowCounters& c) { return c.retransmissions; })
+              << ", \"flow_timeouts\": "
+              << FlowArray([](const FlowCounters& c) { return c.loss_episodes; })
+              << ", \"flow_recoveries\": "
+              << FlowArray([](const FlowCounters& c) { return c.recoveries; })
               << ", \"events\": " << Simulator::GetEventCount()
               << ", \"peak_rss_kib\": " << PeakRssKib() << "}" << std::endl;
     Simulator::Destroy();
