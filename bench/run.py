@@ -493,6 +493,9 @@ def flow_comparison(t: dict, n: dict) -> list[dict]:
             "timeouts": [t["flow_timeouts"][i], n["flow_timeouts"][i]],
             "recoveries": [t["flow_recoveries"][i], n["flow_recoveries"][i]],
             "segments_sent": [t["flow_segments_sent"][i], n["flow_segments_sent"][i]],
+            "data_drops": [t["flow_data_drops"][i], n["flow_data_drops"][i]],
+            # ns-3 only: retransmissions sent in CA_LOSS, i.e. after a timeout
+            "ns3_retransmissions_in_loss": n["flow_retransmissions_in_loss"][i],
         }
         row["goodput_ok"] = abs(row["goodput_diff"]) <= GOODPUT_TOLERANCE
         row["retransmissions_ok"] = abs(row["retransmissions_diff"]) <= RETRANSMISSION_TOLERANCE
@@ -505,10 +508,11 @@ def print_flows(results: dict) -> None:
     comparison (goodput within 5 %, retransmissions within 25 %, (b) at least 100 times as
     many packets per wall second)."""
     print("\nper flow, tcplab / ns-3 (SACK on); timeouts: tcplab's RTO expiries, ns-3's entries")
-    print("into CA_LOSS; recoveries: fast retransmits / entries into CA_RECOVERY")
+    print("into CA_LOSS; recoveries: fast retransmits / entries into CA_RECOVERY; drops: data")
+    print("packets lost at the bottleneck")
     hdr = (
         f"{'scenario':<10}{'flow':>5}{'goodput Mb/s':>22}{'diff':>8}{'retransmissions':>20}{'diff':>8}"
-        f"{'timeouts':>12}{'recoveries':>12}"
+        f"{'timeouts':>12}{'recoveries':>12}{'drops':>14}"
     )
     print(hdr)
     print("-" * len(hdr))
@@ -527,6 +531,7 @@ def print_flows(results: dict) -> None:
                 f"{'' if r['retransmissions_ok'] else '!':1}"
                 f"{r['timeouts'][0]:>5} /{r['timeouts'][1]:>4}"
                 f"{r['recoveries'][0]:>6} /{r['recoveries'][1]:>4}"
+                f"{r['data_drops'][0]:>8,} /{r['data_drops'][1]:>5,}"
             )
         speed = res["ratios"]["speed"]
         res["criteria"] = {

@@ -125,6 +125,9 @@ struct FlowCounters
     uint64_t retransmissions = 0;
     uint64_t loss_episodes = 0;
     uint64_t recoveries = 0;
+    uint64_t retransmissions_in_loss = 0; // sent while in CA_LOSS (after a timeout)
+    uint64_t data_drops = 0;              // data packets dropped by a full bottleneck queue
+    ns3::TcpSocketState::TcpCongState_t state = ns3::TcpSocketState::CA_OPEN;
     bool sent_any = false;
     ns3::SequenceNumber32 high{0};
 };
@@ -147,6 +150,10 @@ OnFlowTx(uint32_t flow, ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h,
     if (c.sent_any && seq < c.high)
     {
         c.retransmissions++;
+        if (c.state == ns3::TcpSocketState::CA_LOSS)
+        {
+            c.retransmissions_in_loss++;
+        }
     }
     if (!c.sent_any || seq + len > c.high)
     {
@@ -160,6 +167,7 @@ OnFlowCongState(uint32_t flow, ns3::TcpSocketState::TcpCongState_t old,
             ns3::TcpSocketState::TcpCongState_t now)
 {
     using S = ns3::TcpSocketState;
+    g_flows[flow].state = now;
     if (now == S::CA_LOSS && old != S::CA_LOSS)
     {
         g_flows[flow].loss_episodes++;

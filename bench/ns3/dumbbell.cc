@@ -41,6 +41,30 @@
 using namespace ns3;
 using namespace bench;
 
+/// Source address of each flow's sender, for attributing bottleneck drops to flows.
+static std::vector<Ipv4Address> g_senderAddress;
+
+/// Trace sink of the traffic-control layer's `TcDrop` at the router before the bottleneck: a
+/// data packet lost (with no queue disc, a full device queue stops the device's transmit
+/// queue and the layer drops what arrives; the packet carries its IP header), charged to
+/// its flow.
+static void
+OnBottleneckDrop(Ptr<const Packet> p)
+{
+    if (p->GetSize() <= kMaxPureAckBytes)
+    {
+        return;
+    }
+    Ipv4Header ip;
+    p->PeekHeader(ip);
+    for (size_t i = 0; i < g_senderAddress.size() && i < g_flows.size(); i++)
+    {
+        if (g_senderAddress[i] == ip.GetSource())
+        {
+            g_flows[i].data_drops++;
+        }
+    }
+}
 
 int
 main(int argc, char* argv[])
@@ -59,6 +83,7 @@ main(int argc, char* argv[])
     std::string stackProfile = "ns2";
     std::string ccList = "";
     std::string traceFile = "";
+    uint32_t startOffsetNs = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of sender/receiver pairs", flows);
@@ -75,6 +100,9 @@ main(int argc, char* argv[])
     cmd.AddValue("stack", "tcplab stack profile to model: ns2 or linux", stackProfile);
     cmd.AddValue("cc", "comma-separated congestion control per flow (default newreno)", ccList);
     cmd.AddValue("trace", "file for cwnd, state and RTO traces (none if empty)", traceFile);
+    cmd.AddValue("startOffsetNs",
+                 "flow i starts at i times this many nanoseconds (a perturbation)",
+                 startOffsetNs);
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
 
@@ -128,6 +156,10 @@ main(int argc, char* argv[])
     };
 
     connect(bottleneck, routers.Get(0), routers.Get(1));
+    NS_ABORT_MSG_IF(!routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+                        "TcDrop",
+                        MakeCallback(&OnBottleneckDrop)),
+                    "no TcDrop trace source");
     std::vector<Ipv4Address> receiverAddress;
     for (uint32_t i = 0; i < flows; i++)
     {
@@ -136,6 +168,7 @@ main(int argc, char* argv[])
         auto [rd, rifs] = connect(access, routers.Get(1), receivers.Get(i));
         rd.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnReceiverRx));
         receiverAddress.push_back(rifs.GetAddress(1));
+        g_senderAddress.push_back(sifs.GetAddress(0));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
@@ -153,9 +186,12 @@ main(int argc, char* argv[])
         sources.Add(bulk.Install(senders.Get(i)));
     }
     sinks.Start(Seconds(0));
-    sources.Start(Seconds(0));
-    // The sockets exist once the applications have started (t = 0); only SYNs precede.
-    Simulator::Schedule(NanoSeconds(1), [&sources]() {
+    for (uint32_t i = 0; i < flows; i++)
+    {
+        sources.Get(i)->SetStartTime(NanoSeconds(uint64_t(i) * startOffsetNs));
+    }
+    // The sockets exist once the applications have started; only SYNs precede.
+    Simulator::Schedule(NanoSeconds(uint64_t(flows) * startOffsetNs + 1), [&sources]() {
         std::vector<Ptr<Socket>> sockets;
         for (uint32_t i = 0; i < sources.GetN(); i++)
         {
@@ -196,6 +232,10 @@ main(int argc, char* argv[])
               << FlowArray([](const FlowCounters& c) { return c.loss_episodes; })
               << ", \"flow_recoveries\": "
               << FlowArray([](const FlowCounters& c) { return c.recoveries; })
+              << ", \"flow_retransmissions_in_loss\": "
+              << FlowArray([](const FlowCounters& c) { return c.retransmissions_in_loss; })
+              << ", \"flow_data_drops\": "
+              << FlowArray([](const FlowCounters& c) { return c.data_drops; })
               << ", \"events\": " << Simulator::GetEventCount()
               << ", \"peak_rss_kib\": " << PeakRssKib() << "}" << std::endl;
     Simulator::Destroy();

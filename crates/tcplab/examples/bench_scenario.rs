@@ -63,6 +63,7 @@ fn main() {
          \"acks_delivered\": {}, \"packets_delivered\": {}, \"bytes_delivered\": {}, \
          \"goodput_bps\": {}, \"flow_goodput_bps\": [{}], \"flow_segments_sent\": {}, \
          \"flow_retransmissions\": {}, \"flow_timeouts\": {}, \"flow_recoveries\": {}, \
+         \"flow_data_drops\": {}, \
          \"timeouts\": {}, \
          \"data_drops\": {}, \"ack_drops\": {}, \"events\": {}, \"run_seconds\": {}, \
          \"peak_rss_kib\": {}}}",
@@ -78,6 +79,7 @@ fn main() {
         per_flow_u64(|f| f.retransmissions),
         per_flow_u64(|f| f.timeouts),
         per_flow_u64(|f| f.fast_retransmits),
+        per_flow_u64(|f| f.data_drops.total()),
         timeouts,
         data_drops,
         ack_drops,
