@@ -206,6 +206,20 @@ def with_stack(text: str, stack: str) -> str:
     return text.rstrip("\n") + f'\n\n[tcp]\nstack = "{stack}"\n'
 
 
+def with_start_offset(text: str, offset: float) -> str:
+    """The scenario text with flow i starting at i * ``offset`` seconds (a perturbation that
+    shows how much per-flow figures depend on the exact timing); unchanged for 0."""
+    if not offset:
+        return text
+    out, flow = [], -1
+    for line in text.splitlines():
+        out.append(line)
+        if line.strip() == "[[flows]]":
+            flow += 1
+            out.append(f"start = {flow * offset!r}")
+    return "\n".join(out) + "\n"
+
+
 def ns3_cc(flow: dict) -> str:
     """bench/ns3/dumbbell's name for a flow's congestion control: NewReno (or Reno), or Vegas
     as Linux's tcp_vegas.c sets it (ns-3's TcpVegas: alpha 2, beta 4, gamma 1)."""
@@ -220,7 +234,7 @@ def ns3_cc(flow: dict) -> str:
     raise SystemExit(f"bench/ns3/dumbbell has no counterpart of cc = {cc!r}")
 
 
-def dumbbell_args(scenario: dict, sack: bool, stack: str = "ns2") -> list[str]:
+def dumbbell_args(scenario: dict, sack: bool, stack: str = "ns2", start_offset: float = 0.0) -> list[str]:
     """Command-line arguments of bench/ns3/dumbbell for the same dumbbell, with ns-3's TCP
     set to match tcplab's stack profile ``stack``."""
     if any("tcp" in f for f in scenario["flows"]) or scenario.get("tcp", {}).keys() - {"stack"}:
@@ -253,6 +267,7 @@ def dumbbell_args(scenario: dict, sack: bool, stack: str = "ns2") -> list[str]:
         f"--socketBuffer={socket_buffer}",
         f"--stack={stack}",
         f"--cc={','.join(ns3_cc(f) for f in scenario['flows'])}",
+        f"--startOffsetNs={round(start_offset * 1e9)}",
     ]
 
 
@@ -360,17 +375,17 @@ def wlan_args(scenario: dict, sack: bool) -> list[str]:
     ]
 
 
-def ns3_command(scenario: dict, sack: bool, stack: str = "ns2") -> list[str]:
+def ns3_command(scenario: dict, sack: bool, stack: str = "ns2", start_offset: float = 0.0) -> list[str]:
     """The ns-3 program for the scenario's topology preset, with its arguments."""
     kind = scenario["topology"]["kind"]
     if kind not in NS3_PROGRAM:
         raise SystemExit(f"no ns-3 program models the {kind!r} topology")
     if kind == "wlan":
-        if stack != "ns2":
-            raise SystemExit("bench/ns3/wlan models tcplab's ns2 profile only")
+        if stack != "ns2" or start_offset:
+            raise SystemExit("bench/ns3/wlan models tcplab's ns2 profile, all flows starting at 0")
         args = wlan_args(scenario, sack)
     else:
-        args = dumbbell_args(scenario, sack, stack)
+        args = dumbbell_args(scenario, sack, stack, start_offset)
     return [str(NS3_BUILD / NS3_PROGRAM[kind]), *args]
 
 
@@ -435,12 +450,13 @@ def run_suite(args) -> dict:
         if args.quick:
             text = with_duration(text, sc["simulation"]["duration"] / 10)
         text = with_stack(text, args.stack)
-        sc = tomllib.loads(text)
+        sc = tomllib.loads(text)  # the ns-3 program gets the offset as its own argument
+        text = with_start_offset(text, args.start_offset)
         path = scenario_file(f"suite_{key}", text)
         tl_cmd = [str(TCPLAB_BIN), str(path)]
-        variants = {"ns3_sack": ns3_command(sc, sack=True, stack=args.stack)}
+        variants = {"ns3_sack": ns3_command(sc, True, args.stack, args.start_offset)}
         if key in args.nosack.split(","):
-            variants["ns3_nosack"] = ns3_command(sc, sack=False, stack=args.stack)
+            variants["ns3_nosack"] = ns3_command(sc, False, args.stack, args.start_offset)
         runs = {"tcplab": [], **{v: [] for v in variants}}
         # The baseline engine predates the WLAN model (and may predate the stack profiles).
         baseline = args.baseline_bin if sc["topology"]["kind"] != "wlan" else None
@@ -992,6 +1008,12 @@ def main() -> None:
         help="tcplab's TCP stack profile in the suite; ns-3 is set to match it (bench/ns3/common.h)",
     )
     ap.add_argument(
+        "--start-offset",
+        type=float,
+        default=0.0,
+        help="flow i starts at i times this many seconds, in both simulators (a perturbation)",
+    )
+    ap.add_argument(
         "--baseline-rev",
         help="also run tcplab built at this git revision in the suite, for before/after ratios",
     )
@@ -1026,6 +1048,7 @@ def main() -> None:
         "quick": args.quick,
         "baseline_rev": args.baseline_rev,
         "stack": args.stack,
+        "start_offset": args.start_offset,
     }
     if "suite" in parts:
         results["suite"] = run_suite(args)
