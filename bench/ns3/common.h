@@ -127,6 +127,7 @@ struct FlowCounters
     uint64_t recoveries = 0;
     uint64_t retransmissions_in_loss = 0; // sent while in CA_LOSS (after a timeout)
     uint64_t data_drops = 0;              // data packets dropped by a full bottleneck queue
+    uint64_t drops_in_recovery = 0;       // ... of which dropped while the flow was in recovery
     ns3::TcpSocketState::TcpCongState_t state = ns3::TcpSocketState::CA_OPEN;
     bool sent_any = false;
     ns3::SequenceNumber32 high{0};

@@ -62,6 +62,11 @@ OnBottleneckDrop(Ptr<const Packet> p)
         if (g_senderAddress[i] == ip.GetSource())
         {
             g_flows[i].data_drops++;
+            // Sent at most an access-link delay ago: the state it was sent in, nearly always.
+            if (g_flows[i].state == TcpSocketState::CA_RECOVERY)
+            {
+                g_flows[i].drops_in_recovery++;
+            }
         }
     }
 }
@@ -236,6 +241,8 @@ main(int argc, char* argv[])
               << FlowArray([](const FlowCounters& c) { return c.retransmissions_in_loss; })
               << ", \"flow_data_drops\": "
               << FlowArray([](const FlowCounters& c) { return c.data_drops; })
+              << ", \"flow_drops_in_recovery\": "
+              << FlowArray([](const FlowCounters& c) { return c.drops_in_recovery; })
               << ", \"events\": " << Simulator::GetEventCount()
               << ", \"peak_rss_kib\": " << PeakRssKib() << "}" << std::endl;
     Simulator::Destroy();
