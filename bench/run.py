@@ -557,7 +557,8 @@ def print_flows(results: dict) -> None:
             "speed_at_least_100x": speed >= MIN_SPEED_RATIO,
         }
     print("  (! marks a flow outside the criterion: goodput 5 %, retransmissions 25 %)")
-    print("\ncriteria:")
+    stacks = sorted({res.get("stack", "ns2") for res in results.values()})
+    print(f"\ncriteria of the linux profile's comparison (this run: stack {', '.join(stacks)}):")
     for key, res in results.items():
         c = res.get("criteria")
         if not c:
