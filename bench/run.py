@@ -5,6 +5,8 @@
     python3 bench/run.py --only suite     # tcplab vs ns-3 on scenarios (a) to (d)
     python3 bench/run.py --only suite --scenarios d     # one scenario of the suite
     python3 bench/run.py --quick          # the same with durations cut tenfold (smoke test)
+    python3 bench/run.py --only suite --scenarios a,b,e --stack linux --nosack ''
+                                          # tcplab's linux profile against ns-3 set to match
 
 On first use it creates bench/.venv and installs ns3 (3.44, the C++ libraries and headers
 are in the wheel) and matplotlib there, then re-runs itself with that interpreter. It
@@ -51,7 +53,16 @@ SUITE = [
     ("b", "10 flows, 100 Mb/s, 10 ms, 200 pkts, 100 s"),
     ("c", "100 flows, 1 Gb/s, 10 ms, 2000 pkts, 20 s"),
     ("d", "802.11a WLAN, 16 uplink flows, 54 Mb/s, AP buffer 100 pkts, 60 s"),
+    ("e", "2 NewReno + 1 Vegas flows, 100 Mb/s, 10 ms, 200 pkts, 100 s"),
 ]
+STACKS = ("ns2", "linux")
+# Per stack profile: bytes of a full data packet at the IP layer and its payload (tcplab's
+# `mss` + `header_bytes`, docs/scenario.md; ns-3's SegmentSize + headers, common.h).
+PACKET_BYTES = {"ns2": (1040, 1000), "linux": (1500, 1448)}
+# The comparison criteria of tcplab's linux profile against ns-3 (docs/performance.md).
+GOODPUT_TOLERANCE = 0.05
+RETRANSMISSION_TOLERANCE = 0.25
+MIN_SPEED_RATIO = 100.0
 # ns-3 program for each tcplab topology preset.
 NS3_PROGRAM = {"dumbbell": "dumbbell", "wlan": "wlan"}
 
@@ -184,8 +195,50 @@ def with_duration(text: str, duration: float) -> str:
     return "\n".join(out) + "\n"
 
 
-def dumbbell_args(scenario: dict, sack: bool) -> list[str]:
-    """Command-line arguments of bench/ns3/dumbbell for the same dumbbell."""
+def with_stack(text: str, stack: str) -> str:
+    """The scenario text run with tcplab's stack profile ``stack``: unchanged for ``ns2``
+    (the default, which engines before the stack profiles also run), else with
+    ``[tcp] stack`` added. A scenario with a ``[tcp]`` table of its own is refused."""
+    if stack == "ns2":
+        return text
+    if "tcp" in tomllib.loads(text) or "\n[tcp]" in text:
+        raise SystemExit("--stack: the scenario has a [tcp] table of its own")
+    return text.rstrip("\n") + f'\n\n[tcp]\nstack = "{stack}"\n'
+
+
+def with_start_offset(text: str, offset: float) -> str:
+    """The scenario text with flow i starting at i * ``offset`` seconds (a perturbation that
+    shows how much per-flow figures depend on the exact timing); unchanged for 0."""
+    if not offset:
+        return text
+    out, flow = [], -1
+    for line in text.splitlines():
+        out.append(line)
+        if line.strip() == "[[flows]]":
+            flow += 1
+            out.append(f"start = {flow * offset!r}")
+    return "\n".join(out) + "\n"
+
+
+def ns3_cc(flow: dict) -> str:
+    """bench/ns3/dumbbell's name for a flow's congestion control: NewReno (or Reno), or Vegas
+    as Linux's tcp_vegas.c sets it (ns-3's TcpVegas: alpha 2, beta 4, gamma 1)."""
+    cc = flow.get("cc", "newreno")
+    if isinstance(cc, str):
+        cc = {"name": cc}
+    name = cc.get("name")
+    if name in ("newreno", "reno") and set(cc) == {"name"}:
+        return name
+    if name == "vegas" and cc.get("variant") == "linux" and set(cc) <= {"name", "variant"}:
+        return "vegas"
+    raise SystemExit(f"bench/ns3/dumbbell has no counterpart of cc = {cc!r}")
+
+
+def dumbbell_args(scenario: dict, sack: bool, stack: str = "ns2", start_offset: float = 0.0) -> list[str]:
+    """Command-line arguments of bench/ns3/dumbbell for the same dumbbell, with ns-3's TCP
+    set to match tcplab's stack profile ``stack``."""
+    if any("tcp" in f for f in scenario["flows"]) or scenario.get("tcp", {}).keys() - {"stack"}:
+        raise SystemExit("bench/ns3/dumbbell models tcplab's stack profiles only; no [tcp] keys")
     topo = scenario["topology"]
     b, a = topo["bottleneck"], topo.get("access", {})
     rate = parse_rate(b["rate"])
@@ -198,8 +251,9 @@ def dumbbell_args(scenario: dict, sack: bool) -> list[str]:
     # (bandwidth-delay product + bottleneck buffer), so the buffers never limit the window
     # in practice (ns-3's BulkSend keeps the send buffer full, which costs memory).
     rtt = 2 * (delay + 2 * access_delay)
-    window_pkts = rate * rtt / 8 / 1040 + buffer
-    socket_buffer = max(131072, int(8 * window_pkts * 1000 / flows))
+    packet, payload = PACKET_BYTES[stack]
+    window_pkts = rate * rtt / 8 / packet + buffer
+    socket_buffer = max(131072, int(8 * window_pkts * payload / flows))
     return [
         f"--flows={flows}",
         f"--bottleneckRate={rate:.0f}bps",
@@ -211,6 +265,9 @@ def dumbbell_args(scenario: dict, sack: bool) -> list[str]:
         f"--duration={scenario['simulation']['duration']}",
         f"--sack={'true' if sack else 'false'}",
         f"--socketBuffer={socket_buffer}",
+        f"--stack={stack}",
+        f"--cc={','.join(ns3_cc(f) for f in scenario['flows'])}",
+        f"--startOffsetNs={round(start_offset * 1e9)}",
     ]
 
 
@@ -318,12 +375,17 @@ def wlan_args(scenario: dict, sack: bool) -> list[str]:
     ]
 
 
-def ns3_command(scenario: dict, sack: bool) -> list[str]:
+def ns3_command(scenario: dict, sack: bool, stack: str = "ns2", start_offset: float = 0.0) -> list[str]:
     """The ns-3 program for the scenario's topology preset, with its arguments."""
     kind = scenario["topology"]["kind"]
     if kind not in NS3_PROGRAM:
         raise SystemExit(f"no ns-3 program models the {kind!r} topology")
-    args = (wlan_args if kind == "wlan" else dumbbell_args)(scenario, sack)
+    if kind == "wlan":
+        if stack != "ns2" or start_offset:
+            raise SystemExit("bench/ns3/wlan models tcplab's ns2 profile, all flows starting at 0")
+        args = wlan_args(scenario, sack)
+    else:
+        args = dumbbell_args(scenario, sack, stack, start_offset)
     return [str(NS3_BUILD / NS3_PROGRAM[kind]), *args]
 
 
@@ -379,7 +441,7 @@ def run_suite(args) -> dict:
     wanted = set(args.scenarios.split(","))
     unknown = wanted - {key for key, _ in SUITE}
     if unknown:
-        raise SystemExit(f"unknown suite scenarios {sorted(unknown)}; the suite has a, b, c, d")
+        raise SystemExit(f"unknown suite scenarios {sorted(unknown)}; the suite has a to e")
     for key, label in SUITE:
         if key not in wanted:
             continue
@@ -387,14 +449,16 @@ def run_suite(args) -> dict:
         sc = tomllib.loads(text)
         if args.quick:
             text = with_duration(text, sc["simulation"]["duration"] / 10)
-            sc = tomllib.loads(text)
+        text = with_stack(text, args.stack)
+        sc = tomllib.loads(text)  # the ns-3 program gets the offset as its own argument
+        text = with_start_offset(text, args.start_offset)
         path = scenario_file(f"suite_{key}", text)
         tl_cmd = [str(TCPLAB_BIN), str(path)]
-        variants = {"ns3_sack": ns3_command(sc, sack=True)}
+        variants = {"ns3_sack": ns3_command(sc, True, args.stack, args.start_offset)}
         if key in args.nosack.split(","):
-            variants["ns3_nosack"] = ns3_command(sc, sack=False)
+            variants["ns3_nosack"] = ns3_command(sc, False, args.stack, args.start_offset)
         runs = {"tcplab": [], **{v: [] for v in variants}}
-        # The baseline engine predates the WLAN model.
+        # The baseline engine predates the WLAN model (and may predate the stack profiles).
         baseline = args.baseline_bin if sc["topology"]["kind"] != "wlan" else None
         if baseline:
             runs["tcplab_base"] = []
@@ -413,12 +477,97 @@ def run_suite(args) -> dict:
             )
         res = {k: best_of(r) for k, r in runs.items()}
         res["label"] = label
+        res["stack"] = args.stack
         res["ns3_command"] = variants["ns3_sack"]
         if sc["topology"]["kind"] == "wlan":
             res["wlan"] = wlan_summary(res, sc)
         results[key] = res
     print_suite(results)
+    print_flows(results)
     return results
+
+
+def rel_diff(a: float, b: float) -> float:
+    """(a - b) / b, or 0 when both are 0 (and infinite when only b is)."""
+    if b == 0:
+        return 0.0 if a == 0 else math.inf
+    return (a - b) / b
+
+
+def flow_comparison(t: dict, n: dict) -> list[dict]:
+    """tcplab's and ns-3's figures of every flow side by side, with relative differences
+    and the criteria (goodput within 5 %, retransmissions within 25 %)."""
+    rows = []
+    for i, (gt, gn) in enumerate(zip(t["flow_goodput_bps"], n["flow_goodput_bps"], strict=True)):
+        rt, rn = t["flow_retransmissions"][i], n["flow_retransmissions"][i]
+        row = {
+            "flow": i,
+            "goodput_bps": [gt, gn],
+            "goodput_diff": rel_diff(gt, gn),
+            "retransmissions": [rt, rn],
+            "retransmissions_diff": rel_diff(rt, rn),
+            "timeouts": [t["flow_timeouts"][i], n["flow_timeouts"][i]],
+            "recoveries": [t["flow_recoveries"][i], n["flow_recoveries"][i]],
+            "segments_sent": [t["flow_segments_sent"][i], n["flow_segments_sent"][i]],
+            "data_drops": [t["flow_data_drops"][i], n["flow_data_drops"][i]],
+            # ns-3 only: retransmissions sent in CA_LOSS, i.e. after a timeout
+            "ns3_retransmissions_in_loss": n["flow_retransmissions_in_loss"][i],
+        }
+        row["goodput_ok"] = abs(row["goodput_diff"]) <= GOODPUT_TOLERANCE
+        row["retransmissions_ok"] = abs(row["retransmissions_diff"]) <= RETRANSMISSION_TOLERANCE
+        rows.append(row)
+    return rows
+
+
+def print_flows(results: dict) -> None:
+    """Per flow, tcplab against ns-3 with SACK on, and the criteria of the linux profile's
+    comparison (goodput within 5 %, retransmissions within 25 %, (b) at least 100 times as
+    many packets per wall second)."""
+    print("\nper flow, tcplab / ns-3 (SACK on); timeouts: tcplab's RTO expiries, ns-3's entries")
+    print("into CA_LOSS; recoveries: fast retransmits / entries into CA_RECOVERY; drops: data")
+    print("packets lost at the bottleneck")
+    hdr = (
+        f"{'scenario':<10}{'flow':>5}{'goodput Mb/s':>22}{'diff':>8}{'retransmissions':>20}{'diff':>8}"
+        f"{'timeouts':>12}{'recoveries':>12}{'drops':>14}"
+    )
+    print(hdr)
+    print("-" * len(hdr))
+    for key, res in results.items():
+        t, n = res["tcplab"], res["ns3_sack"]
+        if "flow_retransmissions" not in n:
+            continue  # the WLAN program reports no per-flow counters
+        rows = flow_comparison(t, n)
+        res["flows"] = rows
+        for r in rows:
+            g, x = r["goodput_bps"], r["retransmissions"]
+            print(
+                f"{key:<10}{r['flow']:>5}{g[0] / 1e6:>11.3f} /{g[1] / 1e6:>8.3f}"
+                f"{r['goodput_diff']:>+8.1%}{'' if r['goodput_ok'] else '!':1}"
+                f"{x[0]:>10,} /{x[1]:>7,}{r['retransmissions_diff']:>+8.1%}"
+                f"{'' if r['retransmissions_ok'] else '!':1}"
+                f"{r['timeouts'][0]:>5} /{r['timeouts'][1]:>4}"
+                f"{r['recoveries'][0]:>6} /{r['recoveries'][1]:>4}"
+                f"{r['data_drops'][0]:>8,} /{r['data_drops'][1]:>5,}"
+            )
+        speed = res["ratios"]["speed"]
+        res["criteria"] = {
+            "goodput_within_5pct": all(r["goodput_ok"] for r in rows),
+            "retransmissions_within_25pct": all(r["retransmissions_ok"] for r in rows),
+            "speed_ratio": speed,
+            "speed_at_least_100x": speed >= MIN_SPEED_RATIO,
+        }
+    print("  (! marks a flow outside the criterion: goodput 5 %, retransmissions 25 %)")
+    stacks = sorted({res.get("stack", "ns2") for res in results.values()})
+    print(f"\ncriteria of the linux profile's comparison (this run: stack {', '.join(stacks)}):")
+    for key, res in results.items():
+        c = res.get("criteria")
+        if not c:
+            continue
+        print(
+            f"  ({key}) per-flow goodput within 5 %: {'yes' if c['goodput_within_5pct'] else 'NO'}; "
+            f"retransmissions within 25 %: {'yes' if c['retransmissions_within_25pct'] else 'NO'}; "
+            f"speed {c['speed_ratio']:.0f}x ({'>=' if c['speed_at_least_100x'] else '<'} 100x)"
+        )
 
 
 def jain_index(xs: list[float]) -> float:
@@ -852,7 +1001,19 @@ def main() -> None:
         help="skip counting each flow-sweep point's instructions with valgrind",
     )
     ap.add_argument("--nosack", default="a", help="scenarios also run in ns-3 with SACK off (e.g. 'a,b')")
-    ap.add_argument("--scenarios", default="a,b,c,d", help="suite scenarios to run (e.g. 'd' or 'a,b')")
+    ap.add_argument("--scenarios", default="a,b,c,d", help="suite scenarios to run (e.g. 'd' or 'a,b,e')")
+    ap.add_argument(
+        "--stack",
+        choices=STACKS,
+        default="ns2",
+        help="tcplab's TCP stack profile in the suite; ns-3 is set to match it (bench/ns3/common.h)",
+    )
+    ap.add_argument(
+        "--start-offset",
+        type=float,
+        default=0.0,
+        help="flow i starts at i times this many seconds, in both simulators (a perturbation)",
+    )
     ap.add_argument(
         "--baseline-rev",
         help="also run tcplab built at this git revision in the suite, for before/after ratios",
@@ -872,6 +1033,8 @@ def main() -> None:
     parts = set(args.only.split(","))
     if not args.no_build:
         build(ns3="suite" in parts)
+    if args.baseline_rev and args.stack != "ns2":
+        raise SystemExit("--baseline-rev runs the ns2 profile only (older engines have no stacks)")
     args.baseline_bin = build_baseline(args.baseline_rev) if args.baseline_rev else None
     if args.quick:
         global PLOTS
@@ -885,6 +1048,8 @@ def main() -> None:
         "command": " ".join(["python3", "bench/run.py", *sys.argv[1:]]),
         "quick": args.quick,
         "baseline_rev": args.baseline_rev,
+        "stack": args.stack,
+        "start_offset": args.start_offset,
     }
     if "suite" in parts:
         results["suite"] = run_suite(args)

@@ -4,16 +4,22 @@
 //
 // Every link is point-to-point with a DropTail queue limited in packets (the packet being
 // serialised is not counted, as in tcplab); the traffic-control layer is removed so that
-// the device queue is the only queue. Each sender runs a BulkSend application over
+// the device queue is the only queue. Each sender runs a BulkSend application over TCP
+// configured as one of tcplab's stack profiles (common.h, ConfigureTcp): with `ns2`,
 // NewReno with classic (RFC 6582) recovery, 1000-byte segments and no TCP options on data
 // packets (timestamps off), so that a data packet is 1040 bytes at the IP layer like
-// tcplab's 1000-byte payload + 40-byte header.
+// tcplab's 1000-byte payload + 40-byte header; with `linux`, 1448-byte segments with
+// timestamps (1500 bytes), IW10, delayed ACKs and PRR. `--cc` gives each flow's congestion
+// control (newreno or vegas).
 //
 // Counted the same way as tcplab's `packets_delivered`:
 //   data packets  = packets carrying payload that reach a receiver d_i,
 //   ack packets   = pure ACKs that reach a sender s_i (the one SYN-ACK per flow is
 //                   subtracted; senders receive nothing else).
-// Goodput is the bytes the PacketSink applications received, over the run time.
+// Goodput is the bytes the PacketSink applications received, over the run time, in total
+// and per flow; retransmissions, loss episodes (RTO) and recoveries per flow come from the
+// sender sockets' traces (common.h, FlowCounters). `--trace=FILE` writes every flow's cwnd,
+// congestion state and RTO changes as `time flow kind value` lines.
 //
 // Prints one JSON object on stdout, with the peak resident set size (VmHWM) at the end.
 
@@ -28,12 +34,42 @@
 
 #include <cstdint>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace ns3;
 using namespace bench;
 
+/// Source address of each flow's sender, for attributing bottleneck drops to flows.
+static std::vector<Ipv4Address> g_senderAddress;
+
+/// Trace sink of the traffic-control layer's `TcDrop` at the router before the bottleneck: a
+/// data packet lost (with no queue disc, a full device queue stops the device's transmit
+/// queue and the layer drops what arrives; the packet carries its IP header), charged to
+/// its flow.
+static void
+OnBottleneckDrop(Ptr<const Packet> p)
+{
+    if (p->GetSize() <= kMaxPureAckBytes)
+    {
+        return;
+    }
+    Ipv4Header ip;
+    p->PeekHeader(ip);
+    for (size_t i = 0; i < g_senderAddress.size() && i < g_flows.size(); i++)
+    {
+        if (g_senderAddress[i] == ip.GetSource())
+        {
+            g_flows[i].data_drops++;
+            // Sent at most an access-link delay ago: the state it was sent in, nearly always.
+            if (g_flows[i].state == TcpSocketState::CA_RECOVERY)
+            {
+                g_flows[i].drops_in_recovery++;
+            }
+        }
+    }
+}
 
 int
 main(int argc, char* argv[])
@@ -49,6 +85,10 @@ main(int argc, char* argv[])
     bool sack = true;
     uint32_t socketBuffer = 1 << 22;
     uint32_t seed = 1;
+    std::string stackProfile = "ns2";
+    std::string ccList = "";
+    std::string traceFile = "";
+    uint32_t startOffsetNs = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of sender/receiver pairs", flows);
@@ -62,10 +102,35 @@ main(int argc, char* argv[])
     cmd.AddValue("sack", "enable SACK", sack);
     cmd.AddValue("socketBuffer", "TCP send and receive buffer, bytes", socketBuffer);
     cmd.AddValue("seed", "RNG run number", seed);
+    cmd.AddValue("stack", "tcplab stack profile to model: ns2 or linux", stackProfile);
+    cmd.AddValue("cc", "comma-separated congestion control per flow (default newreno)", ccList);
+    cmd.AddValue("trace", "file for cwnd, state and RTO traces (none if empty)", traceFile);
+    cmd.AddValue("startOffsetNs",
+                 "flow i starts at i times this many nanoseconds (a perturbation)",
+                 startOffsetNs);
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
 
-    ConfigureTcp(socketBuffer, sack);
+    ConfigureTcp(socketBuffer, sack, stackProfile);
+    std::vector<std::string> ccs;
+    {
+        std::stringstream list(ccList);
+        for (std::string item; std::getline(list, item, ',');)
+        {
+            ccs.push_back(item);
+        }
+    }
+    if (ccs.empty())
+    {
+        ccs.assign(flows, "newreno");
+    }
+    NS_ABORT_MSG_IF(ccs.size() != flows, "--cc names " << ccs.size() << " flows, not " << flows);
+    std::ofstream trace;
+    if (!traceFile.empty())
+    {
+        trace.open(traceFile);
+        g_trace = &trace;
+    }
 
     NodeContainer routers(2);
     NodeContainer senders(flows);
@@ -74,6 +139,12 @@ main(int argc, char* argv[])
     stack.Install(routers);
     stack.Install(senders);
     stack.Install(receivers);
+    for (uint32_t i = 0; i < flows; i++)
+    {
+        Config::Set("/NodeList/" + std::to_string(senders.Get(i)->GetId()) +
+                        "/$ns3::TcpL4Protocol/SocketType",
+                    TypeIdValue(CongestionControl(ccs[i], stackProfile)));
+    }
 
     PointToPointHelper bottleneck = LinkHelper(bottleneckRate, bottleneckDelay, bottleneckBuffer);
     PointToPointHelper access = LinkHelper(accessRate, accessDelay, accessBuffer);
@@ -90,6 +161,10 @@ main(int argc, char* argv[])
     };
 
     connect(bottleneck, routers.Get(0), routers.Get(1));
+    NS_ABORT_MSG_IF(!routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+                        "TcDrop",
+                        MakeCallback(&OnBottleneckDrop)),
+                    "no TcDrop trace source");
     std::vector<Ipv4Address> receiverAddress;
     for (uint32_t i = 0; i < flows; i++)
     {
@@ -98,6 +173,7 @@ main(int argc, char* argv[])
         auto [rd, rifs] = connect(access, routers.Get(1), receivers.Get(i));
         rd.Get(1)->TraceConnectWithoutContext("MacRx", MakeCallback(&OnReceiverRx));
         receiverAddress.push_back(rifs.GetAddress(1));
+        g_senderAddress.push_back(sifs.GetAddress(0));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
@@ -115,16 +191,35 @@ main(int argc, char* argv[])
         sources.Add(bulk.Install(senders.Get(i)));
     }
     sinks.Start(Seconds(0));
-    sources.Start(Seconds(0));
+    for (uint32_t i = 0; i < flows; i++)
+    {
+        sources.Get(i)->SetStartTime(NanoSeconds(uint64_t(i) * startOffsetNs));
+    }
+    // The sockets exist once the applications have started; only SYNs precede.
+    Simulator::Schedule(NanoSeconds(uint64_t(flows) * startOffsetNs + 1), [&sources]() {
+        std::vector<Ptr<Socket>> sockets;
+        for (uint32_t i = 0; i < sources.GetN(); i++)
+        {
+            sockets.push_back(DynamicCast<BulkSendApplication>(sources.Get(i))->GetSocket());
+        }
+        ConnectFlowTraces(sockets);
+    });
 
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
 
     uint64_t bytes = 0;
+    std::string flowGoodput = "[";
     for (uint32_t i = 0; i < sinks.GetN(); i++)
     {
-        bytes += DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+        uint64_t b = DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+        bytes += b;
+        std::ostringstream g;
+        g.precision(12);
+        g << b * 8.0 / duration;
+        flowGoodput += (i ? ", " : "") + g.str();
     }
+    flowGoodput += "]";
     uint64_t acks = g_delivered.AcksDelivered(flows);
     std::cout << "{\"simulator\": \"ns-3\", \"flows\": " << flows
               << ", \"duration\": " << duration << ", \"sack\": " << (sack ? "true" : "false")
@@ -132,6 +227,22 @@ main(int argc, char* argv[])
               << ", \"packets_delivered\": " << g_delivered.data + acks
               << ", \"bytes_delivered\": " << bytes
               << ", \"goodput_bps\": " << bytes * 8.0 / duration
+              << ", \"stack\": \"" << stackProfile << "\""
+              << ", \"flow_goodput_bps\": " << flowGoodput
+              << ", \"flow_segments_sent\": "
+              << FlowArray([](const FlowCounters& c) { return c.segments; })
+              << ", \"flow_retransmissions\": "
+              << FlowArray([](const FlowCounters& c) { return c.retransmissions; })
+              << ", \"flow_timeouts\": "
+              << FlowArray([](const FlowCounters& c) { return c.loss_episodes; })
+              << ", \"flow_recoveries\": "
+              << FlowArray([](const FlowCounters& c) { return c.recoveries; })
+              << ", \"flow_retransmissions_in_loss\": "
+              << FlowArray([](const FlowCounters& c) { return c.retransmissions_in_loss; })
+              << ", \"flow_data_drops\": "
+              << FlowArray([](const FlowCounters& c) { return c.data_drops; })
+              << ", \"flow_drops_in_recovery\": "
+              << FlowArray([](const FlowCounters& c) { return c.drops_in_recovery; })
               << ", \"events\": " << Simulator::GetEventCount()
               << ", \"peak_rss_kib\": " << PeakRssKib() << "}" << std::endl;
     Simulator::Destroy();

@@ -6,7 +6,8 @@
 //! `packets_delivered` counts data packets that reached their receiver plus ACKs that
 //! reached their sender (`RunMeta::packets_delivered`); `run_seconds` is the wall time
 //! of parsing, building and running the scenario inside this process. Per-flow goodput
-//! (for fairness), timeouts and drops of data and ACKs (every cause, wherever they
+//! (for fairness), per-flow segments sent, retransmissions, timeouts and fast retransmits
+//! (for the comparison with ns-3), and drops of data and ACKs (every cause, wherever they
 //! happened) come with it. It reads only records that the engine had before the
 //! optimisations of issue 8, so `bench/run.py --baseline-rev` can build it against that
 //! engine.
@@ -50,13 +51,20 @@ fn main() {
         .iter()
         .map(|f| f.goodput_bps.to_string())
         .collect();
+    let per_flow_u64 = |f: fn(&tcplab::record::FlowRecord) -> u64| {
+        let v: Vec<String> = rec.flows.iter().map(|r| f(r).to_string()).collect();
+        format!("[{}]", v.join(", "))
+    };
     let timeouts: u64 = rec.flows.iter().map(|f| f.timeouts).sum();
     let data_drops: u64 = rec.flows.iter().map(|f| f.data_drops.total()).sum();
     let ack_drops: u64 = rec.flows.iter().map(|f| f.ack_drops.total()).sum();
     println!(
         "{{\"simulator\": \"tcplab\", \"flows\": {}, \"duration\": {}, \"data_delivered\": {}, \
          \"acks_delivered\": {}, \"packets_delivered\": {}, \"bytes_delivered\": {}, \
-         \"goodput_bps\": {}, \"flow_goodput_bps\": [{}], \"timeouts\": {}, \
+         \"goodput_bps\": {}, \"flow_goodput_bps\": [{}], \"flow_segments_sent\": {}, \
+         \"flow_retransmissions\": {}, \"flow_timeouts\": {}, \"flow_recoveries\": {}, \
+         \"flow_data_drops\": {}, \
+         \"timeouts\": {}, \
          \"data_drops\": {}, \"ack_drops\": {}, \"events\": {}, \"run_seconds\": {}, \
          \"peak_rss_kib\": {}}}",
         rec.flows.len(),
@@ -67,6 +75,11 @@ fn main() {
         bytes,
         goodput,
         per_flow.join(", "),
+        per_flow_u64(|f| f.segments_sent),
+        per_flow_u64(|f| f.retransmissions),
+        per_flow_u64(|f| f.timeouts),
+        per_flow_u64(|f| f.fast_retransmits),
+        per_flow_u64(|f| f.data_drops.total()),
         timeouts,
         data_drops,
         ack_drops,
