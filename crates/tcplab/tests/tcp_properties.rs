@@ -32,44 +32,21 @@ const ALGORITHMS: &[&str] = &[
     "code",
 ];
 
-fn case() -> impl Strategy<Value = Case> {
-    (
-        prop_oneof![Just("ns2"), Just("linux")],
-        proptest::sample::select(ALGORITHMS),
-        1u32..=3,
-        prop_oneof![Just(2u32), Just(10), Just(50)],
-        5u32..60,
-        prop_oneof![Just(5u32), Just(20), Just(60), Just(150)],
-        prop_oneof![Just(0.0), Just(0.005), Just(0.02)],
-        prop::option::of(8u32..120),
-        prop::option::of(2u32..8),
-        any::<bool>(),
-    )
-        .prop_map(
-            |(
-                stack,
-                cc,
-                flows,
-                rate_mbps,
-                delay_ms,
-                buffer,
-                loss,
-                rwnd,
-                max_burst,
-                delayed_ack,
-            )| Case {
-                stack,
-                cc,
-                flows,
-                rate_mbps,
-                delay_ms,
-                buffer,
-                loss,
-                rwnd,
-                max_burst,
-                delayed_ack,
-            },
-        )
+prop_compose! {
+    fn case()(
+        stack in prop_oneof![Just("ns2"), Just("linux")],
+        cc in proptest::sample::select(ALGORITHMS),
+        flows in 1u32..=3,
+        rate_mbps in prop_oneof![Just(2u32), Just(10), Just(50)],
+        delay_ms in 5u32..60,
+        buffer in prop_oneof![Just(5u32), Just(20), Just(60), Just(150)],
+        loss in prop_oneof![Just(0.0), Just(0.005), Just(0.02)],
+        rwnd in prop::option::of(8u32..120),
+        max_burst in prop::option::of(2u32..8),
+        delayed_ack in any::<bool>(),
+    ) -> Case {
+        Case { stack, cc, flows, rate_mbps, delay_ms, buffer, loss, rwnd, max_burst, delayed_ack }
+    }
 }
 
 const DURATION: f64 = 8.0;
@@ -153,6 +130,9 @@ proptest! {
     #[test]
     fn tcp_invariants_hold(c in case()) {
         let rec = run_scenario(&scenario(&c), Some(7)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        // Every property below is about data that must exist: fail rather than pass on none.
+        prop_assert!(rec.flows.iter().all(|f| f.segments_sent > 0), "a flow sent nothing: {:?}", c);
+        prop_assert!(!rec.flow_series.time.is_empty(), "no samples: {:?}", c);
         prop_assert_eq!(spurious_fast_retransmits(&rec), 0, "{:?}", c);
 
         if let Some(b) = c.max_burst {

@@ -111,8 +111,8 @@ class LinuxConformance(Experiment):
         out.notes.append(
             f"Simulator profile: [tcp] stack = {self.sim_stack!r}"
             if self.sim_stack
-            else "Simulator run WITHOUT [tcp] stack (the engine's NS-2-like TCP): differences from the "
-            "kernel are expected; set TCPLAB_CONFORMANCE_SIM_STACK=linux once the engine has the profile."
+            else "Simulator run WITHOUT [tcp] stack (TCPLAB_CONFORMANCE_SIM_STACK=none: the NS-2-like "
+            "default profile), as a baseline; differences from the kernel are expected."
         )
         out.notes.append(
             "RTT figures are the senders' smoothed RTT (kernel: tcpi_rtt) sampled every 10 ms in the "

@@ -161,3 +161,30 @@ impl TcpConfig {
         }
     }
 }
+
+/// What the sender's unit tests share.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use crate::net::{Packet, PacketKind};
+    use crate::sim::Time;
+
+    /// An ACK from node 1 to node 0 for flow 0, acknowledging up to segment `n` and
+    /// echoing `stamp`, with an advertised window of 1000 segments.
+    pub fn ack(n: u32, stamp: Time) -> Packet {
+        Packet {
+            uid: 0,
+            flow: 0,
+            kind: PacketKind::Ack,
+            src: 1,
+            dst: 0,
+            hop: 0,
+            seq: n.saturating_sub(1),
+            ack: n,
+            size: 40,
+            payload: 0,
+            stamp,
+            retransmit: false,
+            rwnd: 1000,
+        }
+    }
+}

@@ -49,14 +49,11 @@ impl TcpSender {
         let mut seq_rtt = None;
         let mut ca_rtt = None;
         if advanced {
-            // Linux `tcp_clean_rtx_queue`: RACK learns from the newest segment acked.
-            for (q, s) in self.sb.iter_below(ack) {
-                if !s.has(super::scoreboard::SACKED) {
-                    let (sent, re) = (s.sent_at, s.has(EVER_RETRANS));
-                    self.rack.advance(q, sent, re, now, self.st.min_rtt);
-                }
-            }
-            let acked = self.sb.advance(ack);
+            // Linux `tcp_clean_rtx_queue`: RACK learns from every segment newly acked.
+            let (rack, min_rtt) = (&mut self.rack, self.st.min_rtt);
+            let acked = self.sb.advance_visiting(ack, |q, s| {
+                rack.advance(q, s.sent_at, s.has(EVER_RETRANS), now, min_rtt)
+            });
             facts.delivered += acked.newly;
             facts.cumulative = ack - prior_una;
             self.snd_una = ack;
@@ -81,9 +78,7 @@ impl TcpSender {
             ca_rtt = seq_rtt;
         }
         if let Some(r) = seq_rtt {
-            self.rtt_sample(r);
-            self.st.latest_rtt = ca_rtt.unwrap_or(r);
-            self.st.min_rtt = self.st.min_rtt.min(self.st.latest_rtt);
+            self.rtt_sample(r, ca_rtt.unwrap_or(r));
         }
         self.refresh(now);
         self.cc.in_ack_event(
@@ -226,9 +221,12 @@ impl TcpSender {
         };
         let deadline = self.rack.rtt + reo_wnd;
         let mut wait = Time::ZERO;
-        let mut lost = Vec::new();
-        for (q, s) in self.sb.iter_below(end) {
+        let mut n = 0;
+        for q in self.snd_una..end.min(self.snd_max) {
             use super::scoreboard::{LOST, RETRANS, SACKED};
+            let Some(&s) = self.sb.get(q) else {
+                break;
+            };
             if s.has(SACKED)
                 || (s.has(LOST) && !s.has(RETRANS))
                 || !self.rack.sent_before(q, s.sent_at)
@@ -237,12 +235,11 @@ impl TcpSender {
             }
             let age = now - s.sent_at;
             if age >= deadline {
-                lost.push(q);
+                n += u32::from(self.sb.mark_lost(q));
             } else {
                 wait = wait.max(deadline - age);
             }
         }
-        let n = lost.iter().filter(|&&q| self.sb.mark_lost(q)).count() as u32;
         if wait > Time::ZERO {
             self.arm(TimerKind::Reorder, now + wait + TIMEOUT_MIN);
         }
@@ -322,7 +319,7 @@ impl TcpSender {
     }
 
     /// Linux `tcp_init_undo`: the window and threshold to restore if this episode proves
-    /// spurious.
+    /// spurious (the threshold as Linux's `tcp_current_ssthresh`: at least 3/4 of cwnd).
     fn start_undo_episode(&mut self) {
         self.prior_ssthresh = self.st.ssthresh.max(0.75 * self.st.cwnd);
         self.undo_marker = Some(self.snd_una);
@@ -599,11 +596,11 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::super::sack::AckOptions;
+    use super::super::test_support::ack;
     use super::super::TcpConfig;
     use super::*;
     use crate::cc::reno::Reno;
     use crate::config::{Stack, TcpOptions};
-    use crate::net::PacketKind;
 
     fn ms(v: u64) -> Time {
         Time::from_millis(v)
@@ -628,24 +625,6 @@ mod tests {
         assert_eq!(s.outbox.len(), 10);
         s.outbox.clear();
         s
-    }
-
-    fn ack(n: u32, stamp: Time) -> Packet {
-        Packet {
-            uid: 0,
-            flow: 0,
-            kind: PacketKind::Ack,
-            src: 1,
-            dst: 0,
-            hop: 0,
-            seq: 0,
-            ack: n,
-            size: 52,
-            payload: 0,
-            stamp,
-            retransmit: false,
-            rwnd: 1000,
-        }
     }
 
     fn sacks(blocks: &[(u32, u32)], dsack: bool) -> AckOptions {

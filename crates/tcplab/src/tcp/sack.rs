@@ -53,13 +53,8 @@ impl SackBlocks {
     /// Segment `seq`, above the cumulative point, arrived; returns whether it had
     /// arrived before (a duplicate, for D-SACK).
     pub fn insert(&mut self, seq: u32) -> bool {
-        if self.blocks.iter().any(|&(s, e)| s <= seq && seq < e) {
+        if let Some(i) = self.blocks.iter().position(|&(s, e)| s <= seq && seq < e) {
             // Move the containing block to the front: it holds the latest arrival.
-            let i = self
-                .blocks
-                .iter()
-                .position(|&(s, e)| s <= seq && seq < e)
-                .unwrap_or(0);
             let b = self.blocks.remove(i);
             self.blocks.insert(0, b);
             return true;

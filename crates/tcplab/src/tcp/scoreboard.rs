@@ -180,19 +180,10 @@ impl Scoreboard {
             .map(|i| self.base + (start + i) as u32)
     }
 
-    /// Segments below `end` (oldest first) with their numbers.
-    pub fn iter_below(&self, end: u32) -> impl Iterator<Item = (u32, &SegInfo)> {
-        let n = end.saturating_sub(self.base).min(self.len()) as usize;
-        let base = self.base;
-        self.segs
-            .range(..n)
-            .enumerate()
-            .map(move |(i, s)| (base + i as u32, s))
-    }
-
     /// RFC 6675 section 4 IsLost: a segment with at least `dupthresh` SACKed segments
-    /// above it (or, without SACK, the oldest one once `dupthresh` duplicate ACKs came).
-    /// Marks them and returns how many were newly marked.
+    /// above it. Marks them and returns how many were newly marked. A retransmitted
+    /// segment is not marked again by this rule (RFC 6675 section 5 retransmits each
+    /// hole once per recovery; a lost retransmission is left to RACK or the RTO).
     pub fn mark_lost_by_dupthresh(&mut self, dupthresh: u32) -> u32 {
         if self.sacked < dupthresh {
             return 0;
@@ -213,12 +204,20 @@ impl Scoreboard {
 
     /// A cumulative ACK up to `ack` (exclusive).
     pub fn advance(&mut self, ack: u32) -> Acked {
+        self.advance_visiting(ack, |_, _| {})
+    }
+
+    /// As [`advance`](Self::advance), showing `visit` each segment acknowledged for the
+    /// first time (not SACKed before) with its number, in one pass.
+    pub fn advance_visiting(&mut self, ack: u32, mut visit: impl FnMut(u32, &SegInfo)) -> Acked {
         let mut out = Acked::default();
         let n = ack.saturating_sub(self.base).min(self.len());
-        for s in self.segs.drain(..n as usize) {
+        let base = self.base;
+        for (i, s) in self.segs.drain(..n as usize).enumerate() {
             if s.has(SACKED) {
                 self.sacked -= 1;
             } else {
+                visit(base + i as u32, &s);
                 out.newly += 1;
                 if !s.has(EVER_RETRANS) {
                     out.first_sent.get_or_insert(s.sent_at);
@@ -246,11 +245,6 @@ impl Scoreboard {
 
     pub fn back(&self) -> Option<&SegInfo> {
         self.segs.back()
-    }
-
-    /// Whether any of the first `n` outstanding segments was ever retransmitted.
-    pub fn any_retransmitted_below(&self, ack: u32) -> bool {
-        self.iter_below(ack).any(|(_, s)| s.has(EVER_RETRANS))
     }
 }
 

@@ -94,8 +94,6 @@ pub struct TcpSender {
     pub(super) timer: LazyTimer,
     pub(super) timer_kind: TimerKind,
     started: bool,
-    /// Recovery on the scoreboard (RFC 6675, PRR), else NS-2's agents.
-    pub(super) scoreboard_recovery: bool,
     /// Scoreboard recovery: Linux `high_seq`, the end of the current loss episode.
     pub(super) high_seq: u32,
     /// PRR (RFC 6937) and undo state: the window and threshold before the reduction.
@@ -177,7 +175,6 @@ impl TcpSender {
             timer: LazyTimer::default(),
             timer_kind: TimerKind::Rto,
             started: false,
-            scoreboard_recovery: recovery.uses_scoreboard(),
             high_seq: 0,
             prior_cwnd: 0.0,
             prior_ssthresh: 0.0,
@@ -267,11 +264,7 @@ impl TcpSender {
         self.st.now = now;
         self.st.snd_una = self.snd_una;
         self.st.snd_nxt = self.snd_nxt;
-        self.st.in_flight = if self.scoreboard_recovery {
-            self.sb.in_flight()
-        } else {
-            self.snd_nxt - self.snd_una
-        };
+        self.st.in_flight = self.flight();
         self.st.srtt = self.rto.srtt();
         self.st.rto = self.rto.rto();
     }
@@ -332,7 +325,7 @@ impl TcpSender {
 
     /// Sends what the window allows with the flow's recovery engine.
     pub(super) fn send(&mut self, now: Time) {
-        if self.scoreboard_recovery {
+        if self.uses_scoreboard() {
             self.send_from_scoreboard(now);
         } else {
             self.try_send(now);
@@ -364,15 +357,26 @@ impl TcpSender {
         }
     }
 
+    /// Segments in flight: the scoreboard's pipe (RFC 6675, Linux `tcp_packets_in_flight`),
+    /// or for NS-2's agents everything between `snd_una` and `snd_nxt`.
+    fn flight(&self) -> u32 {
+        if self.uses_scoreboard() {
+            self.sb.in_flight()
+        } else {
+            self.snd_nxt - self.snd_una
+        }
+    }
+
+    /// Recovery on the scoreboard (RFC 6675, PRR), else NS-2's agents.
+    pub(super) fn uses_scoreboard(&self) -> bool {
+        self.recovery.uses_scoreboard()
+    }
+
     /// Whether the sender is using its whole congestion window (RFC 7661; Linux
     /// `tcp_is_cwnd_limited`), judged before an ACK shrinks the flight.
     fn cwnd_limited(&self) -> bool {
         let cwnd = self.st.cwnd as u32; // the floor (see try_send)
-        let flight = if self.scoreboard_recovery {
-            self.sb.in_flight()
-        } else {
-            self.snd_nxt - self.snd_una
-        };
+        let flight = self.flight();
         cwnd <= self.st.rwnd && (flight >= cwnd || self.st.in_slow_start() && flight * 2 > cwnd)
     }
 
@@ -387,7 +391,9 @@ impl TcpSender {
     }
 
     /// The window never exceeds what the receiver allows (cwnd above rwnd could never be
-    /// used, and would burst out when rwnd opens) and is at least one segment.
+    /// used, and would burst out when rwnd opens: RFC 7661 section 4's concern; Linux
+    /// bounds it with `snd_cwnd_clamp`) and is at least one segment (RFC 5681 section 3.1's
+    /// loss window).
     pub(super) fn clamp_cwnd(&mut self) {
         self.st.cwnd = self.st.cwnd.min(self.st.rwnd as f64).max(1.0);
     }
@@ -420,7 +426,7 @@ impl TcpSender {
             return; // acknowledges data never sent: ignore (RFC 9293 3.10.7.4)
         }
         self.st.cwnd_limited = self.cwnd_limited();
-        if self.scoreboard_recovery {
+        if self.uses_scoreboard() {
             self.on_ack_scoreboard(now, pkt, options);
         } else {
             if ack > self.snd_una {
@@ -433,15 +439,18 @@ impl TcpSender {
         self.clamp_cwnd();
     }
 
-    /// An RTT sample: the RTO estimator and the algorithm's view (min and latest RTT).
-    pub(super) fn rtt_sample(&mut self, rtt: Time) {
+    /// RTT samples of one ACK: `rtt` for the RTO estimator and the flow's statistics,
+    /// `cc_rtt` for the algorithm's view (latest and minimum RTT). Linux takes the first
+    /// from the oldest segment acknowledged and the second from the newest (`seq_rtt_us`,
+    /// `ca_rtt_us`); NS-2's agents use one sample for both.
+    pub(super) fn rtt_sample(&mut self, rtt: Time, cc_rtt: Time) {
         let round_ended = self.snd_una > self.rtt_seq;
         if round_ended {
             self.rtt_seq = self.snd_max;
         }
         self.rto.sample(rtt, round_ended);
-        self.st.latest_rtt = rtt;
-        self.st.min_rtt = self.st.min_rtt.min(rtt);
+        self.st.latest_rtt = cc_rtt;
+        self.st.min_rtt = self.st.min_rtt.min(cc_rtt);
         self.stats.rtt_samples += 1;
         self.stats.rtt_sum += rtt.as_secs_f64();
     }
@@ -451,16 +460,16 @@ impl TcpSender {
         let mut restart_timer = true;
         // Karn's rule (RFC 6298 section 3): no sample when the ACK covers a retransmitted
         // segment; otherwise time the newest segment acknowledged.
-        let rtt = if self.sb.any_retransmitted_below(ack) {
+        let acked = self.sb.advance(ack);
+        let rtt = if acked.retransmitted {
             None
         } else {
-            self.sb.get(ack - 1).map(|s| now - s.sent_at)
+            acked.last_sent.map(|t| now - t)
         };
-        self.sb.advance(ack);
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
         if let Some(r) = rtt {
-            self.rtt_sample(r);
+            self.rtt_sample(r, r);
         }
         self.dupacks = 0;
         self.refresh(now);
@@ -647,7 +656,7 @@ impl TcpSender {
             Fired::Stale => {}
             Fired::Rearm(t) => self.timer_request = Some(t),
             Fired::Expired => match self.timer_kind {
-                TimerKind::Rto if self.scoreboard_recovery => self.on_timeout_scoreboard(now),
+                TimerKind::Rto if self.uses_scoreboard() => self.on_timeout_scoreboard(now),
                 TimerKind::Rto => self.on_timeout(now),
                 TimerKind::Reorder => self.on_reorder_timer(now),
                 TimerKind::Probe => self.on_probe_timer(now),
@@ -725,26 +734,12 @@ mod tests {
         }
     }
 
-    fn ms(v: u64) -> Time {
-        Time::from_millis(v)
+    fn ack(n: u32) -> Packet {
+        super::super::test_support::ack(n, Time::ZERO)
     }
 
-    fn ack(n: u32) -> Packet {
-        Packet {
-            uid: 0,
-            flow: 0,
-            kind: PacketKind::Ack,
-            src: 1,
-            dst: 0,
-            hop: 0,
-            seq: n.saturating_sub(1),
-            ack: n,
-            size: 40,
-            payload: 0,
-            stamp: Time::ZERO,
-            retransmit: false,
-            rwnd: 1000,
-        }
+    fn ms(v: u64) -> Time {
+        Time::from_millis(v)
     }
 
     /// A Reno sender with 10 segments in flight from time 0.
