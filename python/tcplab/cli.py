@@ -201,13 +201,29 @@ def reproduce(
     )
     path = write_report(outcomes, report, quick, timing)
     console.print(timing)
-    summary = Table(title=f"report: {path}", title_justify="left")
-    for col in ("experiment", "status", "claims holding"):
-        summary.add_column(col)
-    for o in outcomes:
-        held = f"{sum(c.passed is True for c in o.claims)}/{len(o.claims)}"
-        summary.add_row(o.experiment.name, o.status, held)
-    console.print(summary)
+    console.print(verdict_table(outcomes, path, quick))
+
+
+def verdict_table(outcomes, path: Path, quick: bool) -> Table:
+    """The closing table: per experiment and in total, claims holding / explained /
+    unexplained / not evaluated (the report's summary)."""
+    from .report import QUICK_MARK, verdict_rows
+
+    rows = verdict_rows(outcomes)
+    title = f"report: {path}" + (QUICK_MARK if quick else "")
+    table = Table(title=title, title_justify="left")
+    table.add_column("experiment")
+    table.add_column("status")
+    for col in ("holds", "explained", "unexplained", "not eval."):
+        table.add_column(col, justify="right")
+    for _, r in rows.iterrows():
+        table.add_row(
+            str(r["experiment"]),
+            str(r["status"]),
+            *(str(int(r[v])) for v in ("holds", "explained", "unexplained", "not evaluated")),
+            end_section=r["experiment"] == rows["experiment"].iloc[-2],
+        )
+    return table
 
 
 @app.command("report")
@@ -250,8 +266,9 @@ def report_cmd(
             ready_planned += planned
     for o in analyze(ready, ready_planned, rs, quick, jobs=jobs or os.cpu_count() or 1):
         outcomes[o.experiment.name] = o
-    path = write_report([outcomes[e.name] for e in chosen], out, quick)
-    console.print(f"report: {path}")
+    ordered = [outcomes[e.name] for e in chosen]
+    path = write_report(ordered, out, quick)
+    console.print(verdict_table(ordered, path, quick))
 
 
 @app.command()

@@ -10,7 +10,8 @@ from pathlib import Path
 import pandas as pd
 
 from .experiments import PAPERS
-from .experiments.base import Outcome
+from .experiments.base import VERDICTS, Claim, Outcome
+from .experiments.causes import CAUSES
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
@@ -52,10 +53,70 @@ def html_table(df: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _claim_mark(passed: bool | None) -> tuple[str, str]:
-    if passed is None:
-        return "?", "not evaluated"
-    return ("✓", "holds") if passed else ("✗", "does not hold")
+QUICK_MARK = " (quick run)"
+
+#: The mark shown before a claim of each verdict.
+MARKS = {"holds": "✓", "explained": "◐", "unexplained": "✗", "not evaluated": "?"}
+
+
+def verdict_rows(outcomes: list[Outcome]) -> pd.DataFrame:
+    """Per experiment and in total: how many claims hold, are explained, unexplained, or were
+    not evaluated (the report's summary and the CLI's closing table)."""
+    rows = [{"experiment": o.experiment.name, "status": o.status, **o.verdicts()} for o in outcomes]
+    total = {"experiment": "total", "status": ""}
+    for v in VERDICTS:
+        total[v] = sum(r[v] for r in rows)
+    return pd.DataFrame([*rows, total], columns=["experiment", "status", *VERDICTS])
+
+
+def cause_rows(outcomes: list[Outcome]) -> pd.DataFrame:
+    """The root-cause table: per cause, the option, the ablation runs and the claims it explains."""
+    rows = []
+    for key, c in CAUSES.items():
+        explained = [
+            (o.experiment.name, cl)
+            for o in outcomes
+            for cl in o.claims
+            if cl.cause == key and cl.passed is False
+        ]
+        ablations = [(o.experiment.name, r) for o in outcomes for r in o.ablations if r.ablation.cause == key]
+        if not explained and not ablations:
+            continue
+        rows.append(
+            {
+                "cause": c.title,
+                "option": c.option,
+                "ablation runs": sum(r.runs for _, r in ablations),
+                "ablations": ", ".join(f"{n}@{r.ablation.key}" for n, r in ablations) or "–",
+                "claims explained": len(explained),
+                "experiments": ", ".join(sorted({n for n, _ in explained})) or "–",
+            }
+        )
+    unexplained = [o.experiment.name for o in outcomes for cl in o.claims if cl.verdict == "unexplained"]
+    if unexplained:
+        rows.append(
+            {
+                "cause": "(none found)",
+                "option": "–",
+                "ablation runs": 0,
+                "ablations": "–",
+                "claims explained": 0,
+                "experiments": ", ".join(sorted(set(unexplained))) + f" ({len(unexplained)} unexplained)",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _claim_line(c: Claim) -> str:
+    """A claim's verdict and evidence in one sentence (plain text; escaped by the caller)."""
+    parts = [c.verdict]
+    if c.detail:
+        parts[0] += f": {c.detail}"
+    if c.cause:
+        parts.append(f"cause: {CAUSES[c.cause].title}; {c.explanation}")
+    if c.tried:
+        parts.append("tried: " + "; ".join(c.tried))
+    return " — ".join(parts)
 
 
 def write_report(
@@ -82,19 +143,23 @@ def write_report(
         + (f" {html.escape(timing)}" if timing else "")
         + "</p>"
     ]
-    summary = pd.DataFrame(
-        [
-            {
-                "experiment": o.experiment.name,
-                "status": o.status,
-                "claims holding": f"{sum(c.passed is True for c in o.claims)}/{len(o.claims)}",
-            }
-            for o in outcomes
-        ]
-    )
-    md += ["## Summary", md_table(summary)]
-    h += ["<h2>Summary</h2>", html_table(summary)]
+    summary = verdict_rows(outcomes)
+    total = summary.iloc[-1]
+    totals = ", ".join(f"{int(total[v])} {v}" for v in VERDICTS)
+    tag = "quick run: " if quick else ""
+    md += [f"**Claims ({tag}{totals})**", "## Summary", md_table(summary)]
+    h += [f"<p><b>Claims ({html.escape(tag + totals)})</b></p>", "<h2>Summary</h2>", html_table(summary)]
+    causes = cause_rows(outcomes)
+    if len(causes):
+        intro = (
+            "Each failing claim is traced to a cause by an ablation: the same experiment with one "
+            "option changed, under which the claim holds; or by the arithmetic of the paper's own numbers."
+        )
+        md += ["## Root causes of failing claims", intro, md_table(causes)]
+        h += ["<h2 id='causes'>Root causes of failing claims</h2>", f"<p>{intro}</p>", html_table(causes)]
 
+    #: Every table, figure and claim list of a quick run says so (its numbers are not the papers').
+    mark = QUICK_MARK if quick else ""
     by_paper: dict[str, list[Outcome]] = {}
     for o in outcomes:
         by_paper.setdefault(o.experiment.name.split("/")[0], []).append(o)
@@ -116,26 +181,33 @@ def write_report(
                 base = f"{anchor}-{fig.name}"
                 for fmt, data in fig.render().items():
                     (figdir / f"{base}.{fmt}").write_bytes(data)
-                md.append(f"![{fig.caption}](figures/{base}.png)\n\n*{fig.caption}*")
+                caption = fig.caption + mark
+                md.append(f"![{caption}](figures/{base}.png)\n\n*{caption}*")
                 h.append(
-                    f"<figure><img src='figures/{base}.svg' alt='{html.escape(fig.caption)}'>"
-                    f"<figcaption>{html.escape(fig.caption)}</figcaption></figure>"
+                    f"<figure><img src='figures/{base}.svg' alt='{html.escape(caption)}'>"
+                    f"<figcaption>{html.escape(caption)}</figcaption></figure>"
                 )
             if o.comparison is not None and len(o.comparison):
-                md += ["Published beside ours:", md_table(o.comparison)]
-                h += ["<p><b>Published beside ours</b></p>", html_table(o.comparison)]
+                md += [f"Published beside ours{mark}:", md_table(o.comparison)]
+                h += [f"<p><b>Published beside ours{mark}</b></p>", html_table(o.comparison)]
             for name, table in o.tables.items():
-                md += [f"{name}:", md_table(table)]
-                h += [f"<p><b>{html.escape(name)}</b></p>", html_table(table)]
+                md += [f"{name}{mark}:", md_table(table)]
+                h += [f"<p><b>{html.escape(name + mark)}</b></p>", html_table(table)]
             if o.claims:
-                md.append("Claims of the paper, checked against our data:")
+                md.append(f"Claims of the paper, checked against our data{mark}:")
                 h.append("<ul class='claims'>")
                 for c in o.claims:
-                    mark, word = _claim_mark(c.passed)
-                    md.append(f"- {mark} {c.text} ({word}{': ' + c.detail if c.detail else ''})")
-                    detail = ": " + html.escape(c.detail) if c.detail else ""
-                    h.append(f"<li>{mark} {html.escape(c.text)} <i>({word}{detail})</i></li>")
+                    mark, line = MARKS[c.verdict], _claim_line(c)
+                    md.append(f"- {mark} {c.text} ({line})")
+                    h.append(f"<li>{mark} {html.escape(c.text)} <i>({html.escape(line)})</i></li>")
                 h.append("</ul>")
+            for r in o.ablations:
+                line = (
+                    f"Ablation {r.ablation.change} ({r.runs} runs): {len(r.flipped)} failing claim(s) hold "
+                    f"with it, {len(r.unchanged)} do not."
+                )
+                md.append(f"> {line}")
+                h.append(f"<p class='note'>{html.escape(line)}</p>")
             for n in o.notes:
                 md.append(f"> {n}")
                 h.append(f"<p class='note'>{html.escape(n)}</p>")

@@ -18,6 +18,7 @@ from rich.progress import (
 
 from . import _engine
 from .executors import Executor, Task
+from .experiments.ablation import AblatedExperiment, ablated, explain
 from .experiments.base import Experiment, Outcome
 from .result import Result
 from .store import ResultStore, run_key
@@ -32,8 +33,9 @@ class Planned:
 
 
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
+    """Every run of the experiments and of their ablations (tcplab.experiments.ablation)."""
     out = []
-    for exp in experiments:
+    for exp in [*experiments, *ablated(experiments)]:
         for run in exp.runs(quick):
             canonical = _engine.validate(run.scenario.to_toml())
             out.append(Planned(exp, run.params, run_key(canonical), canonical))
@@ -89,11 +91,12 @@ def analyze(
     """Each experiment's outcome, figures rendered. With ``jobs`` > 1 experiments are analysed
     in parallel worker processes (largest first); real-time ones (the kernel test bed) run
     afterwards in this process, alone, so no other work disturbs their measurements."""
-    runs: dict[str, list[tuple[dict[str, Any], str]]] = {e.name: [] for e in experiments}
+    variants = ablated(experiments)
+    runs: dict[str, list[tuple[dict[str, Any], str]]] = {e.name: [] for e in [*experiments, *variants]}
     for p in planned:
         if p.experiment.name in runs:
             runs[p.experiment.name].append((p.params, p.key))
-    offline = [e for e in experiments if not e.realtime]
+    offline = [e for e in [*experiments, *variants] if not e.realtime]
     done: dict[str, Outcome] = {}
     if jobs > 1 and len(offline) > 1:
         biggest_first = sorted(offline, key=lambda e: -len(runs[e.name]))
@@ -104,24 +107,36 @@ def analyze(
             }
             for name, f in futures.items():
                 done[name] = f.result()
-    for e in experiments:
+    for e in [*experiments, *variants]:
         if e.name not in done:
             done[e.name] = _analyze_one(e.name, runs[e.name], str(store.root), quick)
         done[e.name].experiment = e
+    for e in experiments:
+        mine = [v for v in variants if v.base is e]
+        explain(done[e.name], [(v.ablation, len(runs[v.name]), done[v.name]) for v in mine])
     return [done[e.name] for e in experiments]
 
 
 def _analyze_one(name: str, runs: list[tuple[dict[str, Any], str]], root: str, quick: bool) -> Outcome:
-    """Analyses one experiment from the store and renders its figures (in a worker or here)."""
-    from .experiments import resolve
+    """Analyses one experiment (or ablation) from the store and renders its figures (in a
+    worker or here); an ablation's figures are dropped, only its claims are used."""
+    from .experiments import lookup
 
-    (exp,) = resolve([name])
+    exp = lookup(name)
     store = ResultStore(root)
     loaded = store.load_many([key for _, key in runs])
     results: list[tuple[dict[str, Any], Result]] = [
         (params, res) for (params, _), res in zip(runs, loaded, strict=True)
     ]
     outcome = exp.analyze(results, quick)
+    if isinstance(exp, AblatedExperiment):
+        import matplotlib.pyplot as plt
+
+        for fig in outcome.figures:
+            plt.close(fig.figure)
+        outcome.figures = []
     for fig in outcome.figures:
+        if quick:  # the figure itself says so, wherever it is copied to
+            fig.figure.text(0.995, 0.005, "quick run", ha="right", va="bottom", fontsize=7, color="#a33")
         fig.render()
     return outcome

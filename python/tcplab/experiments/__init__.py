@@ -43,6 +43,20 @@ def resolve(names: list[str]) -> list[Experiment]:
     return out
 
 
+def lookup(name: str) -> Experiment:
+    """One experiment by its full name, ablations (``<experiment>@<key>``) included."""
+    from .ablation import SEP, AblatedExperiment
+
+    base_name, _, key = name.partition(SEP)
+    (base,) = resolve([base_name])
+    if not key:
+        return base
+    for a in base.ablations:
+        if a.key == key:
+            return AblatedExperiment(base, a)
+    raise KeyError(f"experiment {base_name} has no ablation {key!r}")
+
+
 def all_experiments() -> list[Experiment]:
     _load()
     return list(REGISTRY.values())

@@ -20,13 +20,35 @@ class Run:
     scenario: Scenario
 
 
+#: A claim's verdict, in the order the report counts them.
+VERDICTS = ("holds", "explained", "unexplained", "not evaluated")
+
+
 @dataclass
 class Claim:
-    """A qualitative statement of the paper, checked against our data."""
+    """A qualitative statement of the paper, checked against our data.
+
+    ``passed`` is None when the check had no data to decide on ("not evaluated", never
+    "holds"). A failing claim is "explained" when ``cause`` names an entry of
+    :data:`tcplab.experiments.causes.CAUSES` and ``explanation`` shows the evidence: an
+    ablation under which the claim holds, or the arithmetic that makes the paper's own
+    statement unsatisfiable. ``tried`` lists ablations that did not flip it.
+    """
 
     text: str
     passed: bool | None
     detail: str = ""
+    cause: str | None = None
+    explanation: str = ""
+    tried: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        if self.passed is None:
+            return "not evaluated"
+        if self.passed:
+            return "holds"
+        return "explained" if self.cause else "unexplained"
 
 
 @dataclass
@@ -79,6 +101,15 @@ class Outcome:
     claims: list[Claim] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     status: str = "ok"
+    #: The ablations run beside the defaults (see tcplab.experiments.ablation).
+    ablations: list[Any] = field(default_factory=list)
+
+    def verdicts(self) -> dict[str, int]:
+        """How many claims have each verdict (every verdict present, zeros included)."""
+        counts = dict.fromkeys(VERDICTS, 0)
+        for c in self.claims:
+            counts[c.verdict] += 1
+        return counts
 
 
 class Experiment(ABC):
@@ -97,6 +128,9 @@ class Experiment(ABC):
     #: (the kernel conformance matrix: root and half an hour of real time).
     explicit: bool = False
     published: tuple[Published, ...] = ()
+    #: Runs of the same experiment with one option changed, each testing a suspected cause
+    #: of a failing claim (tcplab.experiments.ablation.Ablation).
+    ablations: tuple[Any, ...] = ()
 
     @abstractmethod
     def runs(self, quick: bool) -> list[Run]:

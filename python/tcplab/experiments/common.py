@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -25,8 +26,42 @@ def flows_frame(results: list[tuple[dict[str, Any], Result]]) -> pd.DataFrame:
     return concat_flows(results) if results else pd.DataFrame()
 
 
-def claim(text: str, holds: bool, detail: str = "") -> Claim:
-    return Claim(text, bool(holds), detail)
+def claim(
+    text: str, holds: bool | None, detail: str = "", *, cause: str | None = None, why: str = ""
+) -> Claim:
+    """A checked claim. ``holds`` None (or NaN) means the check had no data to decide on: the
+    claim is "not evaluated", never "holds". ``cause``/``why`` explain a claim the paper's own
+    numbers make unsatisfiable (tcplab.experiments.causes), with the arithmetic in ``why``."""
+    if holds is None or (isinstance(holds, float) and math.isnan(holds)):
+        return Claim(text, None, detail)
+    ok = bool(holds)
+    if cause is not None and not ok:
+        return Claim(text, ok, detail, cause=cause, explanation=why)
+    return Claim(text, ok, detail)
+
+
+def every(values: Iterable[Any] | pd.Series | pd.DataFrame) -> bool | None:
+    """``all()`` that refuses to decide on nothing: None for no values (a claim on no data
+    is not evaluated), else whether every value is true. NaN or None values are not data
+    either and make the verdict None."""
+    if isinstance(values, pd.DataFrame):
+        values = values.to_numpy().ravel().tolist()
+    elif isinstance(values, pd.Series):
+        values = values.tolist()
+    seen = False
+    result = True
+    for v in values:
+        if v is None or (isinstance(v, float) and math.isnan(v)):
+            return None
+        seen = True
+        result = result and bool(v)
+    return result if seen else None
+
+
+def known(*values: float) -> bool:
+    """Whether every value is a number (not NaN, not None): a comparison of unknowns is not
+    evidence, so ``claim(text, a < b if known(a, b) else None)``."""
+    return all(v is not None and not (isinstance(v, float) and math.isnan(v)) for v in values)
 
 
 def comparison(rows: Iterable[tuple[Published, float]]) -> pd.DataFrame:

@@ -1,0 +1,77 @@
+"""The root causes a failing claim can be traced to.
+
+A claim that does not hold with the papers' default readings is "explained" only with
+evidence: an ablation (the same experiment with the one option of the cause changed) under
+which it holds, or the arithmetic showing that the paper's own numbers cannot all be met.
+This module names the causes; the ablations that test them live with their experiments, and
+the report groups the failing claims by cause.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cause:
+    key: str
+    title: str
+    #: The option that changes the reading, as a scenario would set it.
+    option: str
+    #: Why the paper admits more than one reading, in a sentence or two.
+    why: str
+
+
+CAUSES: dict[str, Cause] = {
+    c.key: c
+    for c in (
+        Cause(
+            "threshold-rule",
+            "CODE / NewVegas threshold rule",
+            'cc = { name = "code" | "newvegas", threshold_compare = "le" | "lt" }',
+            "000's pseudocode lowers alpha when RTT <= RTT_old, which fires whenever the queue is "
+            "flat; its prose says the RTT 'begins decreasing' (<).",
+        ),
+        Cause(
+            "veno-basertt-reset",
+            "Veno's BaseRTT reset after a loss",
+            'cc = { name = "veno", reset_base_rtt = "on_loss" | "never" }',
+            "001 (section II) refreshes BaseRTT after each loss in its implementation; with "
+            "background traffic the refreshed minimum includes the standing queue.",
+        ),
+        Cause(
+            "vegasplus-count",
+            "Vegas+ mode-switch count rule",
+            'cc = { name = "vegas_plus", count_rule = ... }',
+            "003 (section 4) does not say per what the count advances (per ACK or per RTT) nor "
+            "when it is cleared.",
+        ),
+        Cause(
+            "stack-conventions",
+            "TCP conventions the paper does not state",
+            "[tcp] min_rto, delayed_ack, window_growth, stack",
+            "The papers' simulators (NS-2) fixed these by default; a paper's numbers may rest on "
+            "settings it does not print.",
+        ),
+        Cause(
+            "pifs-backoff",
+            "PIFS with or without backoff at the access point",
+            '[topology] ap_access = "pifs", ap_backoff = true | false',
+            "004 gives the AP PIFS access but does not say whether it still draws a backoff.",
+        ),
+        Cause(
+            "paper-inconsistent",
+            "The paper's own numbers are inconsistent",
+            "(none: arithmetic on published values)",
+            "Two statements or numbers of the paper cannot hold together; the claim's "
+            "explanation shows the arithmetic.",
+        ),
+    )
+}
+
+
+def cause(key: str) -> Cause:
+    try:
+        return CAUSES[key]
+    except KeyError:
+        raise KeyError(f"no root cause named {key!r}; known: {', '.join(CAUSES)}") from None

@@ -1,0 +1,83 @@
+"""Claim verdicts: no data is never "holds"; ablations explain only what they flip."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from tcplab.experiments.ablation import Ablation, explain, set_cc_params, set_tcp
+from tcplab.experiments.base import Claim, Outcome
+from tcplab.experiments.causes import cause
+from tcplab.experiments.common import claim, every, known
+
+
+@pytest.mark.parametrize(
+    "values", [[], pd.Series([], dtype=bool), pd.DataFrame(), [True, float("nan")], [None]]
+)
+def test_every_refuses_to_decide_on_no_data(values):
+    assert every(values) is None
+    assert claim("x", every(values)).verdict == "not evaluated"
+
+
+def test_every_decides_on_data():
+    assert every([True, True]) is True
+    assert every(pd.Series([True, False])) is False
+
+
+def test_claim_on_nan_is_not_evaluated():
+    assert claim("x", float("nan")).verdict == "not evaluated"
+    assert claim("x", None).passed is None
+    assert not known(1.0, math.nan)
+    assert known(1.0, 2)
+
+
+def test_claim_cause_only_marks_a_failing_claim():
+    assert claim("x", True, cause="paper-inconsistent", why="1+1").cause is None
+    failed = claim("x", False, cause="paper-inconsistent", why="1+1")
+    assert failed.verdict == "explained" and failed.explanation == "1+1"
+    assert claim("x", False).verdict == "unexplained"
+
+
+def _outcome(*claims: Claim) -> Outcome:
+    o = Outcome.__new__(Outcome)
+    o.claims = list(claims)
+    o.ablations = []
+    return o
+
+
+def test_explain_flips_only_claims_that_hold_under_the_ablation():
+    ab = Ablation("lt", "threshold-rule", 'threshold_decrease = "rtt_decreased"', lambda d: None)
+    base = _outcome(Claim("a", False), Claim("b", False), Claim("c", True))
+    under = _outcome(Claim("a", True, "ok"), Claim("b", False), Claim("c", False))
+    explain(base, [(ab, 3, under)])
+    verdicts = [c.verdict for c in base.claims]
+    assert verdicts == ["explained", "unexplained", "holds"]
+    assert base.claims[0].cause == "threshold-rule"
+    assert "still fails" in base.claims[1].tried[0]
+    (record,) = base.ablations
+    assert record.flipped == ["a"] and record.unchanged == ["b"] and record.runs == 3
+
+
+def test_explain_does_not_count_unevaluated_ablation_as_evidence():
+    ab = Ablation("x", "stack-conventions", "min_rto = 1", lambda d: None, claims=("a",))
+    base = _outcome(Claim("a", False))
+    explain(base, [(ab, 1, _outcome(Claim("a", None)))])
+    assert base.claims[0].verdict == "unexplained"
+    assert "not evaluated" in base.claims[0].tried[0]
+
+
+def test_ablation_rejects_unknown_cause():
+    with pytest.raises(KeyError, match="no root cause"):
+        Ablation("k", "nosuch", "x", lambda d: None)
+    assert cause("threshold-rule").title
+
+
+def test_edits_change_only_the_named_algorithm():
+    doc = {"flows": [{"cc": "code"}, {"cc": {"name": "reno"}}]}
+    set_cc_params("code", alpha=2)(doc)
+    set_tcp(min_rto=1.0)(doc)
+    assert doc["flows"][0]["cc"] == {"name": "code", "alpha": 2}
+    assert doc["flows"][1]["cc"] == {"name": "reno"}
+    assert doc["tcp"]["min_rto"] == 1.0
