@@ -137,6 +137,8 @@ def experiments() -> None:
     for e in all_experiments():
         missing = e.missing(caps)
         status = "[green]ready[/]" if not missing else f"[yellow]needs: {', '.join(missing)}[/]"
+        if e.on_kernel:
+            status += f" · kernel test bed: root and --kernel, {e.kernel_time or 'real time'}"
         table.add_row(e.name, e.paper, e.title, status)
     console.print(table)
     console.print("papers: " + ", ".join(f"{k} = {v}" for k, v in PAPERS.items()), highlight=False)
@@ -153,6 +155,13 @@ def reproduce(
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
     store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
     report: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
+    kernel: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the experiments on the kernel test bed (root; real time: code/linux-fig19 "
+            "takes about 65 min)."
+        ),
+    ] = False,
 ) -> None:
     """Run experiments (reusing stored runs) and write the reproduction report."""
     from . import capabilities
@@ -169,9 +178,18 @@ def reproduce(
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
         fail(str(e.args[0] if e.args else e))
+    if not kernel:
+        named = [e.name for e in chosen if e.on_kernel and e.name in names]
+        if named:
+            e = next(e for e in chosen if e.name == named[0])
+            fail(
+                f"{e.name} runs on the kernel test bed (root, {e.kernel_time or 'real time'}): add --kernel "
+                "to run it"
+            )
     caps = capabilities()
-    ready = [e for e in chosen if not e.missing(caps)]
-    blocked = [e for e in chosen if e.missing(caps)]
+    skipped = [] if kernel else [e for e in chosen if e.on_kernel]
+    ready = [e for e in chosen if not e.missing(caps) and e not in skipped]
+    blocked = [e for e in chosen if e.missing(caps) and e not in skipped]
     for e in blocked:
         if e.explicit and "testbed:kernel" in e.missing(caps):
             from .testbed.available import missing_tools
@@ -192,6 +210,10 @@ def reproduce(
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
     outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)
     outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
+    outcomes += [
+        Outcome(e, status=f"not run: kernel test bed, {e.kernel_time or 'real time'} (--kernel)")
+        for e in skipped
+    ]
     order = {e.name: i for i, e in enumerate(chosen)}
     outcomes.sort(key=lambda o: order[o.experiment.name])
     t2 = time.perf_counter()

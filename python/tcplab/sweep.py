@@ -23,6 +23,15 @@ from .experiments.base import Experiment, Outcome
 from .result import Result
 from .store import ResultStore, run_key
 
+_COLUMNS = (
+    TextColumn("[bold]{task.description}"),
+    BarColumn(),
+    MofNCompleteColumn(),
+    TimeElapsedColumn(),
+    TextColumn("ETA"),
+    TimeRemainingColumn(),
+)
+
 
 @dataclass
 class Planned:
@@ -30,15 +39,22 @@ class Planned:
     params: dict[str, Any]
     key: str
     toml: str
+    backend: str = "sim"
+    #: The scenario as the experiment wrote it: the test bed takes it (it refuses options it
+    #: cannot apply, which the engine's canonical form spells out as defaults).
+    source: str = ""
 
 
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
-    """Every run of the experiments and of their ablations (tcplab.experiments.ablation)."""
+    """Every run of the experiments and of their ablations (tcplab.experiments.ablation).
+    A kernel run's key differs from the simulated run of the same scenario."""
     out = []
     for exp in [*experiments, *ablated(experiments)]:
         for run in exp.runs(quick):
             canonical = _engine.validate(run.scenario.to_toml())
-            out.append(Planned(exp, run.params, run_key(canonical), canonical))
+            marked = canonical if run.backend == "sim" else f"{canonical}\n# backend = {run.backend}\n"
+            source = run.scenario.to_toml() if run.backend != "sim" else ""
+            out.append(Planned(exp, run.params, run_key(marked), canonical, run.backend, source))
     return out
 
 
@@ -52,21 +68,16 @@ def execute_plan(
     """Runs what the store lacks; returns (runs reused, runs executed)."""
     store.clean_stale()
     todo: dict[str, Planned] = {}
+    kernel: dict[str, Planned] = {}
     for p in planned:
-        if not store.has(p.key) and p.key not in todo:
-            todo[p.key] = p
-    reused = len({p.key for p in planned}) - len(todo)
+        if not store.has(p.key) and p.key not in todo and p.key not in kernel:
+            (todo if p.backend == "sim" else kernel)[p.key] = p
+    reused = len({p.key for p in planned}) - len(todo) - len(kernel)
+    if kernel:  # after the simulations, alone, so that nothing disturbs the real-time runs
+        _on_kernel(kernel, store, show_progress, on_stored)
     if not todo:
-        return reused, 0
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, disable=not show_progress) as progress:
+        return reused, len(kernel)
+    with Progress(*_COLUMNS, disable=not show_progress) as progress:
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
         staging = str(store.staging) if executor.local_files else None
         tasks = [Task(k, p.toml, staging) for k, p in todo.items()]
@@ -78,7 +89,36 @@ def execute_plan(
             progress.advance(bar)
             if on_stored:
                 on_stored(key)
-    return reused, len(todo)
+    return reused, len(todo) + len(kernel)
+
+
+def _on_kernel(
+    todo: dict[str, Planned],
+    store: ResultStore,
+    show_progress: bool,
+    on_stored: Callable[[str], None] | None,
+) -> None:
+    """Runs scenarios on the kernel test bed one after another, each stored when done (an
+    interrupted series keeps the runs it finished)."""
+    from . import testbed
+    from .scenario import Scenario
+    from .tables import TABLES, encode_frames
+
+    with Progress(*_COLUMNS, disable=not show_progress) as progress:
+        bar = progress.add_task("kernel test bed (real time)", total=len(todo))
+        for key, p in todo.items():
+            res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False)
+            frames = {name: getattr(res, name, None) for name in TABLES}
+            info = {
+                "experiment": p.experiment.name,
+                "params": p.params,
+                "scenario": p.toml,
+                "backend": "kernel",
+            }
+            store.put_encoded(key, encode_frames(frames, res.meta), info)
+            progress.advance(bar)
+            if on_stored:
+                on_stored(key)
 
 
 def analyze(

@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .. import testbed
 from ..analysis import (
     code_epsilon,
     code_epsilon_polynomial,
@@ -1365,7 +1364,8 @@ class LinuxFig19(Experiment):
         "differs from the simulator's NewReno-style recovery."
     )
     needs = ("testbed:kernel",)
-    realtime = True
+    #: What ``tcplab reproduce --kernel`` costs (docs/reproduction.md).
+    kernel_time = "about 65 min of real time (quick: 6 runs, about 2 min)"
 
     def _points(self, quick: bool) -> list[tuple[float, str, float]]:
         bws = (10, 30) if quick else tuple(range(5, 55, 5))
@@ -1373,40 +1373,25 @@ class LinuxFig19(Experiment):
         return [(bw, p, duration) for p in fig19.PARTNERS for bw in bws]
 
     def runs(self, quick: bool) -> list[Run]:
+        """Each point twice: simulated, and on the kernel test bed (stored like the simulated
+        run, under its own key; ``tcplab reproduce --kernel`` runs it)."""
         return [
-            Run({"bandwidth_mbps": bw, "partner": p}, fig19.scenario(bw, p, duration))
+            Run(
+                {"backend": backend, "bandwidth_mbps": bw, "partner": p},
+                fig19.scenario(bw, p, duration),
+                backend,
+            )
             for bw, p, duration in self._points(quick)
+            for backend in ("sim", "kernel")
         ]
 
     def analyze(self, results: Results, quick: bool) -> Outcome:
         out = Outcome(self)
-        rows = []
-        for params, res in results:
-            for _, f in res.flows.iterrows():
-                rows.append(
-                    {
-                        "backend": "sim",
-                        **params,
-                        "flow": f["name"],
-                        "cc": f["cc"],
-                        "goodput_bps": f["goodput_bps"],
-                    }
-                )
-        # The kernel side runs live (real time, not reproducible bit for bit, so not stored).
-        for params, _ in results:
-            bw, partner = params["bandwidth_mbps"], params["partner"]
-            duration = next(d for b, p, d in self._points(quick) if b == bw and p == partner)
-            flows = testbed.run_scenario(fig19.scenario(bw, partner, duration), capture=False).flows
-            for _, f in flows.iterrows():
-                rows.append(
-                    {
-                        "backend": "kernel",
-                        **params,
-                        "flow": f["name"],
-                        "cc": f["cc"],
-                        "goodput_bps": f["goodput_bps"],
-                    }
-                )
+        rows = [
+            {**params, "flow": f["name"], "cc": f["cc"], "goodput_bps": f["goodput_bps"]}
+            for params, res in results
+            for _, f in res.flows.iterrows()
+        ]
         table = fig19.side_by_side(pd.DataFrame(rows))
         out.tables["kernel beside simulator (Mb/s)"] = table
 
