@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +127,7 @@ def analyze(
     store: ResultStore,
     quick: bool,
     jobs: int = 1,
+    show_progress: bool = True,
 ) -> list[Outcome]:
     """Each experiment's outcome, figures rendered. With ``jobs`` > 1 experiments are analysed
     in parallel worker processes (largest first); real-time ones (the kernel test bed) run
@@ -136,21 +137,26 @@ def analyze(
     for p in planned:
         if p.experiment.name in runs:
             runs[p.experiment.name].append((p.params, p.key))
-    offline = [e for e in [*experiments, *variants] if not e.realtime]
+    every_one = [*experiments, *variants]
+    offline = [e for e in every_one if not e.realtime]
     done: dict[str, Outcome] = {}
-    if jobs > 1 and len(offline) > 1:
-        biggest_first = sorted(offline, key=lambda e: -len(runs[e.name]))
-        with ProcessPoolExecutor(max_workers=min(jobs, len(offline))) as pool:
-            futures = {
-                e.name: pool.submit(_analyze_one, e.name, runs[e.name], str(store.root), quick)
-                for e in biggest_first
-            }
-            for name, f in futures.items():
-                done[name] = f.result()
-    for e in [*experiments, *variants]:
-        if e.name not in done:
-            done[e.name] = _analyze_one(e.name, runs[e.name], str(store.root), quick)
-        done[e.name].experiment = e
+    with Progress(*_COLUMNS, disable=not show_progress, transient=True) as progress:
+        bar = progress.add_task("analysing", total=len(every_one))
+        if jobs > 1 and len(offline) > 1:
+            biggest_first = sorted(offline, key=lambda e: -len(runs[e.name]))
+            with ProcessPoolExecutor(max_workers=min(jobs, len(offline))) as pool:
+                futures = {
+                    pool.submit(_analyze_one, e.name, runs[e.name], str(store.root), quick): e.name
+                    for e in biggest_first
+                }
+                for f in as_completed(futures):
+                    done[futures[f]] = f.result()
+                    progress.advance(bar)
+        for e in every_one:
+            if e.name not in done:
+                done[e.name] = _analyze_one(e.name, runs[e.name], str(store.root), quick)
+                progress.advance(bar)
+            done[e.name].experiment = e
     for e in experiments:
         mine = [v for v in variants if v.base is e]
         explain(done[e.name], [(v.ablation, len(runs[v.name]), done[v.name]) for v in mine])
