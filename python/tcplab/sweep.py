@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ from .experiments.ablation import AblatedExperiment, ablated, explain
 from .experiments.base import Experiment, Outcome
 from .result import Result
 from .store import ResultStore, run_key
+from .worker_pool import worker_pool
 
 _COLUMNS = (
     TextColumn("[bold]{task.description}"),
@@ -144,7 +145,7 @@ def analyze(
         bar = progress.add_task("analysing", total=len(every_one))
         if jobs > 1 and len(offline) > 1:
             biggest_first = sorted(offline, key=lambda e: -len(runs[e.name]))
-            with ProcessPoolExecutor(max_workers=min(jobs, len(offline))) as pool:
+            with worker_pool(min(jobs, len(offline))) as pool:
                 futures = {
                     pool.submit(_analyze_one, e.name, runs[e.name], str(store.root), quick): e.name
                     for e in biggest_first
