@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from .console import console, err_console, error, line, status, styled
 from .errors import OutputError, ScenarioError, SimulationError
 from .runner import as_scenario, run
 from .tables import SeriesFiles
@@ -22,14 +22,11 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-err_console = Console(stderr=True)
-
 EXIT_BAD_INPUT = 2
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    error(message)
     raise typer.Exit(code)
 
 
@@ -72,7 +69,7 @@ def run_cmd(
     time series are written while the run goes on, so long runs do not hold them in memory)."""
     try:
         scenario = as_scenario(file)
-        with console.status(f"simulating {file} ...", spinner="dots"):
+        with status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
             if out is None:
                 res = run(scenario, seed=seed)
@@ -86,6 +83,9 @@ def run_cmd(
         fail(str(e), code=3)
     except OutputError as e:
         fail(f"{e} (pcap traces need --out DIR)")
+    if out is not None:  # results reach the disk before anything is printed
+        written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
+        scenario.save(out / "scenario.toml")
     m = res.meta
     title = (
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
@@ -93,8 +93,6 @@ def run_cmd(
     )
     console.print(flows_table(res.flows, title))
     if out is not None:
-        written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
-        scenario.save(out / "scenario.toml")
         console.print(f"wrote {len(written)} tables and scenario.toml to {out}/")
 
 
@@ -106,7 +104,7 @@ def validate(file: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) 
     except ScenarioError as e:
         fail(f"{file}: {e}")
     flows = canonical.count("[[flows]]")
-    console.print(f"[green]ok[/]: {file} is a valid scenario ({flows} flow entries)")
+    console.print(line(styled("ok", "green"), f": {file} is a valid scenario ({flows} flow entries)"))
 
 
 @app.command()
@@ -136,8 +134,8 @@ def experiments() -> None:
         table.add_column(col)
     for e in all_experiments():
         missing = e.missing(caps)
-        status = "[green]ready[/]" if not missing else f"[yellow]needs: {', '.join(missing)}[/]"
-        table.add_row(e.name, e.paper, e.title, status)
+        ready = styled("ready", "green") if not missing else styled(f"needs: {', '.join(missing)}", "yellow")
+        table.add_row(e.name, e.paper, e.title, ready)
     console.print(table)
     console.print("papers: " + ", ".join(f"{k} = {v}" for k, v in PAPERS.items()), highlight=False)
 
