@@ -100,3 +100,168 @@ def test_only_the_console_module_makes_consoles():
         if "Console(" in text or "console.status(" in text or "from_markup" in text:
             offenders.append(p.name)
     assert offenders == []
+
+
+# -- every entry point ends bad input in the package's error (exit code 2) ----------------
+
+
+def test_a_scenario_file_that_is_not_utf8_is_named(tmp_path):
+    f = tmp_path / "latin1.toml"
+    f.write_bytes(SMALL.replace("reno", "reno\u00e9").encode("latin-1"))
+    r = cli("validate", str(f))
+    assert r.exit_code == 2, r.output
+    assert "latin1.toml: not UTF-8 text: byte 0xe9 on line 13 cannot be read" in r.output
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    f = tmp_path / "bom.toml"
+    f.write_bytes(b"\xef\xbb\xbf" + SMALL.encode())
+    r = cli("validate", str(f))
+    assert r.exit_code == 0, r.output
+
+
+def test_deep_nesting_names_the_field(tmp_path):
+    f = tmp_path / "deep.toml"
+    f.write_text(SMALL.replace("[simulation]", "[simulation]\nx = " + "[" * 300 + "]" * 300))
+    r = cli("validate", str(f))
+    assert r.exit_code == 2, r.output
+    assert "simulation.x[0][0]" in r.output and "nested more than 32 levels" in r.output
+
+
+def test_seeds_outside_64_bits_are_refused(tmp_path):
+    import tcplab
+
+    f = tmp_path / "s.toml"
+    f.write_text(SMALL)
+    for seed in ("-1", str(2**64)):
+        r = cli("run", str(f), "--seed", seed)
+        assert r.exit_code == 2 and "--seed" in r.output, r.output
+    for seed in (-1, 2**64, 1.5, "3", True):
+        try:
+            tcplab.run(SMALL, seed=seed)
+        except tcplab.ScenarioError as e:
+            assert e.field == "seed" and "0 to 2^64-1" in e.message
+        else:
+            raise AssertionError(f"seed {seed!r} ran")
+
+
+def test_output_destinations_are_checked_before_any_work(tmp_path):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("")
+    store = tmp_path / "store"
+    cases = [
+        (["--report", str(a_file)], f"--report {a_file}: is a file"),
+        (["--report", "/sys/tcplab-report"], "--report /sys/tcplab-report: cannot write there"),
+        (["--report", "/sys"], "--report /sys: cannot write there"),
+        (["--store", str(a_file)], f"--store {a_file}: is a file"),
+        (["--store", str(a_file / "x")], f"{a_file} is a file, not a directory"),
+    ]
+    for opts, expected in cases:
+        args = ["reproduce", "veno/fig1-2", "--quick", "--executor", "serial", "--store", str(store)]
+        r = cli(*args, "--report", str(tmp_path / "rep"), *opts)
+        assert r.exit_code == 2, f"{opts}: {r.output}"
+        assert expected in r.output
+        assert not (store / "runs").exists()  # nothing was simulated
+    r = cli("results", "--store", str(store), "--export", str(tmp_path))
+    assert r.exit_code == 2 and "is a directory; give a file name" in r.output
+    r = cli("report", "veno/fig1-2", "--store", str(store), "--out", str(a_file))
+    assert r.exit_code == 2 and f"--out {a_file}: is a file" in r.output
+    r = cli("run", str(a_file), "--out", str(a_file))
+    assert r.exit_code == 2 and f"--out {a_file}: is a file" in r.output
+
+
+def test_documents_python_cannot_write_as_toml_name_the_field():
+    import tcplab
+
+    def doc_with(value):
+        d = tcplab.Scenario.from_toml(SMALL).doc
+        d["flows"][0]["cc"] = {"name": "reno", "beta": value}
+        return d
+
+    recursive = doc_with(0.5)
+    recursive["flows"][0]["cc"]["beta"] = recursive["flows"]
+    cases = [
+        (doc_with(object()), "flows[0].cc.beta", "is not a value a scenario can hold"),
+        (doc_with(2**70), "flows[0].cc.beta", "does not fit a TOML integer"),
+        (doc_with({1: 2}), "flows[0].cc.beta", "keys must be strings"),
+        (doc_with([1, None]), "flows[0].cc.beta[1]", "None (in a list)"),
+        (doc_with("\ud800"), "flows[0].cc.beta", "not valid Unicode"),
+        (recursive, "flows[0].cc.beta", "contains itself"),
+    ]
+    for doc, field, text in cases:
+        for entry in (tcplab.Scenario, tcplab.run):
+            try:
+                entry(doc)
+            except tcplab.ScenarioError as e:
+                assert (e.field, text in e.message) == (field, True), str(e)
+            else:
+                raise AssertionError(f"{field}: accepted")
+    sc = tcplab.Scenario.from_toml(SMALL)
+    sc.doc["simulation"]["duration"] = {1, 2}  # changed after construction: checked again
+    try:
+        sc.to_toml()
+    except tcplab.ScenarioError as e:
+        assert e.field == "simulation.duration"
+    else:
+        raise AssertionError("a set was written as TOML")
+    for not_a_scenario in (12, None, ["a"], b"x"):
+        try:
+            tcplab.run(not_a_scenario)
+        except tcplab.ScenarioError as e:
+            assert "a scenario is a Scenario, a dict, TOML text or a path" in e.message
+        else:
+            raise AssertionError(f"{not_a_scenario!r} ran")
+
+
+def test_numpy_numbers_are_plain_numbers():
+    import numpy as np
+
+    import tcplab
+
+    sc = tcplab.Scenario.from_toml(SMALL)
+    sc.doc["topology"]["bottleneck"]["buffer"] = np.int64(40)
+    sc.doc["simulation"]["duration"] = np.float32(0.5)
+    assert "buffer = 40" in sc.to_toml() and "duration = 0.5" in sc.to_toml()
+
+
+def test_scenario_errors_survive_a_process_boundary():
+    import pickle
+
+    import tcplab
+
+    e = pickle.loads(pickle.dumps(tcplab.ScenarioError("flows[0].cc", "bad")))
+    assert (e.field, e.message, str(e)) == ("flows[0].cc", "bad", "flows[0].cc: bad")
+
+
+def test_every_command_ends_package_errors_with_exit_2():
+    """The command group maps the package's errors to exit codes for every command,
+    including those of sub-command groups added later."""
+    import typer
+
+    import tcplab
+    from tcplab.exits import Commands
+
+    demo = typer.Typer(cls=Commands)
+    sub = typer.Typer()
+
+    @demo.command()
+    def bad_input() -> None:
+        raise tcplab.ScenarioError("x.y", "[1, 2] is wrong")
+
+    @demo.command()
+    def bad_output() -> None:
+        raise tcplab.OutputError("--out z: cannot write there")
+
+    @sub.command()
+    def engine() -> None:
+        raise tcplab.SimulationError("conservation violated")
+
+    demo.add_typer(sub, name="sub")
+    runner = CliRunner()
+    for args, code, text in [
+        (["bad-input"], 2, "error: x.y: [1, 2] is wrong"),
+        (["bad-output"], 2, "error: --out z: cannot write there"),
+        (["sub", "engine"], 3, "error: conservation violated"),
+    ]:
+        r = runner.invoke(demo, args)
+        assert (r.exit_code, text in r.output) == (code, True), r.output

@@ -11,9 +11,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from .console import console, err_console, error, line, status, styled
+from .console import console, err_console, line, status, styled
+from .destinations import writable_dir, writable_file
 from .errors import OutputError, ScenarioError, SimulationError
-from .runner import as_scenario, run
+from .exits import EXIT_ENGINE_BUG, Commands, fail
+from .runner import SEED_MAX, as_scenario, run
 from .tables import SeriesFiles
 
 app = typer.Typer(
@@ -21,13 +23,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=Commands,
 )
-EXIT_BAD_INPUT = 2
-
-
-def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    error(message)
-    raise typer.Exit(code)
 
 
 def _human_rate(bps: float) -> str:
@@ -62,11 +59,15 @@ def flows_table(flows, title: str) -> Table:
 @app.command("run")
 def run_cmd(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    seed: Annotated[int | None, typer.Option(help="Override the scenario's seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Override the scenario's seed.", min=0, max=SEED_MAX)
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
     """Run one scenario, print a per-flow table and optionally write Parquet tables (the
     time series are written while the run goes on, so long runs do not hold them in memory)."""
+    if out is not None:
+        writable_dir(out, "--out")
     try:
         scenario = as_scenario(file)
         with status(f"simulating {file} ...", spinner="dots"):
@@ -80,7 +81,7 @@ def run_cmd(
     except ScenarioError as e:
         fail(f"{file}: {e}")
     except SimulationError as e:
-        fail(str(e), code=3)
+        fail(str(e), code=EXIT_ENGINE_BUG)
     except OutputError as e:
         fail(f"{e} (pcap traces need --out DIR)")
     if out is not None:  # results reach the disk before anything is printed
@@ -158,6 +159,7 @@ def reproduce(
     from .experiments import resolve
     from .experiments.base import Outcome
     from .report import write_report
+    from .store import DEFAULT_ROOT
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
@@ -167,6 +169,8 @@ def reproduce(
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
         fail(str(e.args[0] if e.args else e))
+    writable_dir(report, "--report")
+    writable_dir(store or DEFAULT_ROOT, "--store")
     caps = capabilities()
     ready = [e for e in chosen if not e.missing(caps)]
     blocked = [e for e in chosen if e.missing(caps)]
@@ -245,6 +249,7 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    writable_dir(out, "--out")
     caps = capabilities()
     rs = _store(store)
     outcomes: dict[str, Outcome] = {}
@@ -281,6 +286,7 @@ def results(
     """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
     rs = _store(store)
     if export is not None:
+        writable_file(export, "--export")
         try:
             n = rs.export(export, table=table, experiment=experiment)
         except ValueError as e:

@@ -15,7 +15,8 @@ from rich.console import Console
 from rich.text import Text
 
 console = Console(markup=False)
-err_console = Console(stderr=True, markup=False, highlight=False)
+# Errors are not wrapped: a long path in one stays whole, to be copied or searched for.
+err_console = Console(stderr=True, markup=False, highlight=False, soft_wrap=True)
 
 
 def styled(text: str, style: str) -> Text:
