@@ -265,3 +265,29 @@ def test_every_command_ends_package_errors_with_exit_2():
     ]:
         r = runner.invoke(demo, args)
         assert (r.exit_code, text in r.output) == (code, True), r.output
+
+
+# -- units are read case-correctly ---------------------------------------------------------
+
+
+def test_megabytes_per_second_are_not_megabits():
+    import tomllib
+
+    import tcplab
+
+    def bottleneck_bps(rate: str) -> float:
+        sc = tcplab.Scenario.from_toml(SMALL.replace('"10Mbps"', f'"{rate}"'))
+        return tomllib.loads(sc.validate())["topology"]["bottleneck"]["rate"]
+
+    assert bottleneck_bps("10MBps") == 80e6
+    assert bottleneck_bps("10 MB/s") == 80e6
+    assert bottleneck_bps("10Mbps") == 10e6
+    assert bottleneck_bps("500Kbps") == bottleneck_bps("500kbps") == 500e3
+    for rate, meant in (("10mbps", "Mbps"), ("10M", "Mbps"), ("1gBps", "GBps")):
+        try:
+            bottleneck_bps(rate)
+        except tcplab.ScenarioError as e:
+            assert e.field == "topology.bottleneck.rate"
+            assert f'did you mean "{meant}"?' in e.message, e.message
+        else:
+            raise AssertionError(f"{rate} accepted")
