@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from .console import console, err_console, line, status, styled
+from .destinations import writable_dir, writable_file
 from .errors import OutputError, ScenarioError, SimulationError
-from .runner import as_scenario, run
+from .exits import EXIT_ENGINE_BUG, Commands, fail
+from .runner import SEED_MAX, as_scenario, run
 from .tables import SeriesFiles
 
 app = typer.Typer(
@@ -21,16 +23,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=Commands,
 )
-console = Console()
-err_console = Console(stderr=True)
-
-EXIT_BAD_INPUT = 2
-
-
-def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
 
 
 def _human_rate(bps: float) -> str:
@@ -65,14 +59,18 @@ def flows_table(flows, title: str) -> Table:
 @app.command("run")
 def run_cmd(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    seed: Annotated[int | None, typer.Option(help="Override the scenario's seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Override the scenario's seed.", min=0, max=SEED_MAX)
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
     """Run one scenario, print a per-flow table and optionally write Parquet tables (the
     time series are written while the run goes on, so long runs do not hold them in memory)."""
+    if out is not None:
+        writable_dir(out, "--out")
     try:
         scenario = as_scenario(file)
-        with console.status(f"simulating {file} ...", spinner="dots"):
+        with status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
             if out is None:
                 res = run(scenario, seed=seed)
@@ -83,9 +81,12 @@ def run_cmd(
     except ScenarioError as e:
         fail(f"{file}: {e}")
     except SimulationError as e:
-        fail(str(e), code=3)
+        fail(str(e), code=EXIT_ENGINE_BUG)
     except OutputError as e:
         fail(f"{e} (pcap traces need --out DIR)")
+    if out is not None:  # results reach the disk before anything is printed
+        written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
+        scenario.save(out / "scenario.toml")
     m = res.meta
     title = (
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
@@ -93,8 +94,6 @@ def run_cmd(
     )
     console.print(flows_table(res.flows, title))
     if out is not None:
-        written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
-        scenario.save(out / "scenario.toml")
         console.print(f"wrote {len(written)} tables and scenario.toml to {out}/")
 
 
@@ -106,7 +105,7 @@ def validate(file: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) 
     except ScenarioError as e:
         fail(f"{file}: {e}")
     flows = canonical.count("[[flows]]")
-    console.print(f"[green]ok[/]: {file} is a valid scenario ({flows} flow entries)")
+    console.print(line(styled("ok", "green"), f": {file} is a valid scenario ({flows} flow entries)"))
 
 
 @app.command()
@@ -136,9 +135,9 @@ def experiments() -> None:
         table.add_column(col)
     for e in all_experiments():
         missing = e.missing(caps)
-        status = "[green]ready[/]" if not missing else f"[yellow]needs: {', '.join(missing)}[/]"
+        status = styled("ready", "green") if not missing else styled(f"needs: {', '.join(missing)}", "yellow")
         if e.on_kernel:
-            status += f" · kernel test bed: root and --kernel, {e.kernel_time or 'real time'}"
+            status.append(f" · kernel test bed: root and --kernel, {e.kernel_time or 'real time'}")
         table.add_row(e.name, e.paper, e.title, status)
     console.print(table)
     console.print("papers: " + ", ".join(f"{k} = {v}" for k, v in PAPERS.items()), highlight=False)
@@ -169,6 +168,7 @@ def reproduce(
     from .experiments import resolve
     from .experiments.base import Outcome
     from .report import write_report
+    from .store import DEFAULT_ROOT
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
@@ -186,6 +186,8 @@ def reproduce(
                 f"{e.name} runs on the kernel test bed (root, {e.kernel_time or 'real time'}): add --kernel "
                 "to run it"
             )
+    writable_dir(report, "--report")
+    writable_dir(store or DEFAULT_ROOT, "--store")
     caps = capabilities()
     skipped = [] if kernel else [e for e in chosen if e.on_kernel]
     ready = [e for e in chosen if not e.missing(caps) and e not in skipped]
@@ -269,6 +271,7 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    writable_dir(out, "--out")
     caps = capabilities()
     rs = _store(store)
     outcomes: dict[str, Outcome] = {}
@@ -305,6 +308,7 @@ def results(
     """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
     rs = _store(store)
     if export is not None:
+        writable_file(export, "--export")
         try:
             n = rs.export(export, table=table, experiment=experiment)
         except ValueError as e:
