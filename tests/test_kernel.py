@@ -108,7 +108,7 @@ def test_every_algorithm_registers_carries_a_transfer_and_unregisters(built, tmp
     assert 0.5 * 20e6 < total <= 20e6, f"bottleneck not respected: {total}"
     assert flows["min_rtt"].min() >= 0.023, "propagation delay 2 x 12 ms missing"
     assert (tmp_path / "bottleneck.pcap").stat().st_size > 10_000
-    assert not net.stale(), "namespaces left behind"
+    assert not net.present(), "namespaces left behind"
     for algo in kernel.OBJECTS:
         kernel.unload(algo)
     assert not set(kernel.OBJECTS) & set(kernel.loaded())
@@ -130,9 +130,9 @@ def test_teardown_on_error(built):
             seed=1,
         ),
     ):
-        assert len(net.stale()) == 4
+        assert len(net.present()) == 4
         raise RuntimeError("boom")
-    assert not net.stale()
+    assert not net.present()
 
 
 @needs_root
@@ -158,7 +158,7 @@ def test_a_conformance_point_on_the_bed(built):
     sim = run(cf.scenario(point, "reno", sim_stack=None))
     row = cf.compare_point(point, "reno", k, cf.metrics(sim, 10e6, point.measure, 1000.0))
     assert row["verdict"] in ("pass", "miss") and row["utilisation_check"] in ("pass", "miss")
-    assert not net.stale()
+    assert not net.present()
 
 
 @needs_root

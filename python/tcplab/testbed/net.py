@@ -15,13 +15,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PREFIX = "tlb"
+from . import owner
+
+ROLES = ("s", "r", "d", "h")
 SENDER_ADDR = "10.201.1.1"
 ROUTER_IN = "10.201.1.254"
 ROUTER_OUT = "10.201.2.254"
@@ -33,7 +36,7 @@ class TestbedError(RuntimeError):
 
 
 def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
-    p = subprocess.run(list(cmd), capture_output=True, text=True)
+    p = owner.run(*cmd)
     if check and p.returncode != 0:
         raise TestbedError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
     return p
@@ -41,7 +44,8 @@ def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
 
 @dataclass
 class Bed:
-    """A running test bed: namespace names and the processes started in them."""
+    """A running test bed: namespace names and the processes started in them (each dies
+    with this process: ``owner.preexec``)."""
 
     tag: str
     procs: list[subprocess.Popen] = field(default_factory=list)
@@ -49,12 +53,20 @@ class Bed:
     def ns(self, role: str) -> str:
         return f"{self.tag}-{role}"
 
+    @property
+    def namespaces(self) -> list[str]:
+        return [self.ns(role) for role in ROLES]
+
     def run(self, role: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
         return sh("ip", "netns", "exec", self.ns(role), *cmd, check=check)
 
     def spawn(self, role: str, *cmd: str, stdout=subprocess.PIPE, stderr=subprocess.PIPE) -> subprocess.Popen:
         p = subprocess.Popen(
-            ["ip", "netns", "exec", self.ns(role), *cmd], stdout=stdout, stderr=stderr, text=True
+            ["ip", "netns", "exec", self.ns(role), *cmd],
+            stdout=stdout,
+            stderr=stderr,
+            text=True,
+            preexec_fn=owner.preexec(),
         )
         self.procs.append(p)
         return p
@@ -91,7 +103,7 @@ def build(
     loss: float,
     seed: int,
 ) -> None:
-    for role in ("s", "r", "d", "h"):
+    for role in ROLES:
         sh("ip", "netns", "add", bed.ns(role))
         bed.run(role, "ip", "link", "set", "lo", "up")
     pairs = [("s", "s0", "r", "r0"), ("r", "r1", "d", "da"), ("d", "db", "h", "h0")]
@@ -169,7 +181,7 @@ def build(
 
 
 def teardown(bed: Bed) -> None:
-    """Stops every process the bed started (by pid), then deletes its namespaces."""
+    """Stops every process the bed started (by pid), then releases its namespaces."""
     for p in bed.procs:
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
@@ -180,46 +192,49 @@ def teardown(bed: Bed) -> None:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-    for role in ("s", "r", "d", "h"):
-        _delete_ns(bed.ns(role))
+    for name in bed.namespaces:
+        owner.release_namespace(name)
 
 
-def _delete_ns(name: str) -> None:
-    pids = sh("ip", "netns", "pids", name, check=False).stdout.split()
-    for pid in pids:
-        with suppress(ProcessLookupError, ValueError):
-            os.kill(int(pid), signal.SIGKILL)
-    sh("ip", "netns", "delete", name, check=False)
-
-
-def stale() -> list[str]:
-    out = sh("ip", "netns", "list", check=False).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith(PREFIX)]
+def present() -> list[str]:
+    """Every test-bed namespace on this machine, live or left behind."""
+    return owner.bed_namespaces()
 
 
 def cleanup() -> list[str]:
-    """Removes namespaces left by a test bed that was killed before it could tear down."""
-    names = stale()
-    for name in names:
-        _delete_ns(name)
-    return names
+    """Removes what runs whose process is gone left behind (never a live run's); returns
+    the namespaces removed."""
+    return owner.reap()
+
+
+#: Signals that end a run with a teardown (Ctrl-C is Python's KeyboardInterrupt already).
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 @contextmanager
 def testbed(**kwargs) -> Iterator[Bed]:
-    """Builds the bed, yields it, and always tears it down (errors, Ctrl-C, SIGTERM)."""
+    """Builds the bed, yields it, and always tears it down (errors, Ctrl-C, SIGTERM,
+    SIGHUP); if this process is killed outright its guardian does (``owner``). Leftovers
+    of dead runs are reaped first."""
     if os.geteuid() != 0:
         raise TestbedError("the test bed needs root (network namespaces, tc, BPF)")
-    bed = Bed(tag=f"{PREFIX}{os.getpid()}")
-    previous = signal.getsignal(signal.SIGTERM)
+    owner.reap()
+    bed = Bed(tag=f"{owner.PREFIX}{os.getpid()}")
 
-    def on_term(signum, frame):
+    def on_signal(signum, frame):
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, on_term)
+    main = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, on_signal) for sig in ENDING_SIGNALS} if main else {}
     try:
-        build(bed, **kwargs)
-        yield bed
+        with owner.claim(bed.tag, bed.namespaces):
+            try:
+                build(bed, **kwargs)
+                yield bed
+            finally:
+                teardown(bed)
+    except owner.OwnershipError as e:
+        raise TestbedError(str(e)) from None
     finally:
-        teardown(bed)
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

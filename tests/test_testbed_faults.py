@@ -1,0 +1,168 @@
+"""Faults on the kernel test bed: killed and hung-up runs release everything they held,
+``tcplab testbed cleanup`` never touches a live run, and the bed refuses what it cannot do.
+
+The bed tests need root and the packages of scripts/install-kernel-deps.sh (CI has both);
+each run is a few seconds."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tcplab import kernel
+from tcplab.testbed import net, owner, run_scenario
+
+needs_bed = pytest.mark.skipif(
+    os.geteuid() != 0
+    or any(shutil.which(t) is None for t in ("clang", "bpftool", "iperf3", "tc", "make", "cc", "ss")),
+    reason="needs root and scripts/install-kernel-deps.sh",
+)
+
+SCENARIO = """
+[simulation]
+duration = {duration}
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ rate = "10Mbps", delay = "10ms", buffer = 50 }}
+[[flows]]
+src = "s0"
+dst = "d0"
+cc = "reno"
+"""
+#: What the bed starts; none of it may outlive a run.
+BED_PROCESSES = ("tl_delay", "iperf3", "sampler.py", "owner.py", "tcpdump")
+
+
+@pytest.fixture(scope="module")
+def built():
+    """The BPF objects and the delay element, where test_kernel.py built them (or the
+    default build directory): make rebuilds only what is out of date."""
+    return kernel.build()
+
+
+def scenario(tmp_path: Path, duration: float = 4) -> Path:
+    path = tmp_path / f"bed{duration}.toml"
+    path.write_text(SCENARIO.format(duration=duration))
+    return path
+
+
+def start_run(path: Path) -> subprocess.Popen:
+    """``tcplab testbed run`` in a process of its own."""
+    cmd = [sys.executable, "-c", "from tcplab.cli import main; main()", "testbed", "run", str(path)]
+    return subprocess.Popen([*cmd, "--no-capture"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def live_processes() -> dict[int, str]:
+    """Command lines of live (not zombie) processes by pid."""
+    found = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmd = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            found[int(proc.name)] = cmd
+    return found
+
+
+def bed_processes() -> list[str]:
+    """Command lines of live processes the bed starts."""
+    return [
+        cmd
+        for cmd in live_processes().values()
+        if any(name in cmd for name in BED_PROCESSES) and "pytest" not in cmd
+    ]
+
+
+def wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def transferring(p: subprocess.Popen) -> bool:
+    """The run's iperf3 client is up (its sockets are carrying data)."""
+    pids = owner.run("ip", "netns", "pids", f"{owner.PREFIX}{p.pid}-s").stdout.split()
+    for pid in pids:
+        try:
+            if b"iperf3\0-c" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def assert_nothing_left() -> None:
+    assert net.present() == [], "namespaces left behind"
+    wait_for(lambda: not bed_processes(), 5, f"bed processes to end: {bed_processes()}")
+    assert not list(owner.STATE_DIR.glob("*.json")), "state files left behind"
+    qdiscs = json.loads(owner.run("tc", "-j", "qdisc", "show").stdout or "[]")
+    assert not [q for q in qdiscs if q.get("kind") in ("tbf", "pfifo")], qdiscs
+
+
+@needs_bed
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP])
+def test_a_killed_or_hung_up_run_leaves_nothing_behind(sig, built, tmp_path):
+    """SIGKILL (the guardian releases) or SIGHUP (the run tears down) mid-transfer, then a
+    second run: no namespace, process, qdisc or state file remains, and no congestion
+    control is held by orphaned sockets (so unload works at once)."""
+    p = start_run(scenario(tmp_path))
+    wait_for(lambda: transferring(p), 20, "the transfer to start")
+    time.sleep(0.5)
+    p.send_signal(sig)
+    p.communicate(timeout=15)
+    assert p.returncode == (-9 if sig == signal.SIGKILL else 130)
+    wait_for(lambda: not net.present(), 15, "the killed run's namespaces to go")
+    r = run_scenario(scenario(tmp_path, duration=2), capture=False)
+    assert r.flows["bytes_delivered"].iloc[0] > 100_000
+    assert_nothing_left()
+
+
+@needs_bed
+def test_the_reaper_releases_a_run_whose_guardian_died_too(built, tmp_path):
+    """Owner and guardian both SIGKILLed (as by a kill of every process): the next run's
+    reaper removes what they left."""
+    p = start_run(scenario(tmp_path))
+    wait_for(lambda: transferring(p), 20, "the transfer to start")
+    guardians = [pid for pid, cmd in live_processes().items() if f"guard {owner.PREFIX}{p.pid}" in cmd]
+    assert len(guardians) == 1, bed_processes()
+    os.kill(guardians[0], signal.SIGKILL)
+    p.kill()
+    p.communicate(timeout=15)
+    time.sleep(0.5)
+    assert len(net.present()) == 4, "nothing released the namespaces yet"
+    run_scenario(scenario(tmp_path, duration=2), capture=False)
+    assert_nothing_left()
+
+
+@needs_bed
+def test_cleanup_never_touches_a_live_run(built, tmp_path):
+    p = start_run(scenario(tmp_path))
+    wait_for(lambda: transferring(p), 20, "the transfer to start")
+    c = subprocess.run(
+        [sys.executable, "-c", "from tcplab.cli import main; main()", "testbed", "cleanup"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert c.returncode == 0 and "removed 0 namespace" in c.stdout, c.stdout + c.stderr
+    assert len(net.present()) == 4
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0, err
+    goodput = float(out.splitlines()[1].split()[3])
+    assert goodput > 5e6, out
+    assert_nothing_left()
