@@ -115,7 +115,7 @@ def assert_nothing_left() -> None:
 
 
 @needs_bed
-@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP])
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGHUP], ids=["SIGKILL", "SIGHUP"])
 def test_a_killed_or_hung_up_run_leaves_nothing_behind(sig, built, tmp_path):
     """SIGKILL (the guardian releases) or SIGHUP (the run tears down) mid-transfer, then a
     second run: no namespace, process, qdisc or state file remains, and no congestion
@@ -127,9 +127,12 @@ def test_a_killed_or_hung_up_run_leaves_nothing_behind(sig, built, tmp_path):
     p.communicate(timeout=15)
     assert p.returncode == (-9 if sig == signal.SIGKILL else 130)
     wait_for(lambda: not net.present(), 15, "the killed run's namespaces to go")
+    assert kernel.held("reno") == 0, kernel.struct_ops_maps()
     r = run_scenario(scenario(tmp_path, duration=2), capture=False)
     assert r.flows["bytes_delivered"].iloc[0] > 100_000
     assert_nothing_left()
+    kernel.unload("reno")
+    assert "tl_reno" not in kernel.loaded() and kernel.held("reno") == 0
 
 
 @needs_bed
@@ -166,3 +169,36 @@ def test_cleanup_never_touches_a_live_run(built, tmp_path):
     goodput = float(out.splitlines()[1].split()[3])
     assert goodput > 5e6, out
     assert_nothing_left()
+
+
+def established(bed: net.Bed, port: int) -> bool:
+    out = bed.run("s", "ss", "-Htn", "state", "established", f"( dport = :{port} )").stdout
+    return bool(out.strip())
+
+
+@needs_bed
+def test_unload_succeeds_while_an_earlier_registration_is_still_held(built):
+    """A connection keeps an unregistered tl_reno alive; a second registration of the same
+    name then unloads cleanly (by id, not tripping over the held one), and the bed's
+    teardown aborts the connection so the held one goes too."""
+    kernel.load("reno")
+    with net.testbed(
+        rate_bps=1e7,
+        buffer_packets=50,
+        mtu=1052,
+        delay_exe=kernel.build_delay(),
+        delay_fwd_us=5000,
+        delay_rev_us=5000,
+        loss=0.0,
+        seed=1,
+    ) as bed:
+        bed.spawn("h", "iperf3", "-s", "-1", "-p", "5400")
+        wait_for(lambda: "5400" in bed.run("h", "ss", "-Htln").stdout, 10, "the iperf3 server")
+        bed.spawn("s", "iperf3", "-c", net.RECEIVER_ADDR, "-p", "5400", "-t", "30", "-C", "tl_reno")
+        wait_for(lambda: established(bed, 5400), 10, "the connection")
+        kernel.unload("reno")
+        assert kernel.held("reno") >= 1, kernel.struct_ops_maps()
+        kernel.load("reno")
+        kernel.unload("reno")
+        assert "tl_reno" not in kernel.loaded()
+    wait_for(lambda: kernel.held("reno") == 0, 10, f"the held map to go: {kernel.struct_ops_maps()}")

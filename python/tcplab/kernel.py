@@ -8,9 +8,11 @@ simulator's (``vegas``, ``code``, ...); the kernel knows them as ``tl_<name>``.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -112,12 +114,50 @@ def load(name: str) -> str:
     return kname
 
 
+@dataclass(frozen=True)
+class StructOps:
+    """A congestion control's struct_ops map: ``INUSE`` while registered; ``TOBEFREE`` once
+    unregistered but still held by connections that use it (until they close)."""
+
+    id: int
+    name: str
+    state: str
+
+
+def struct_ops_maps() -> list[StructOps]:
+    """Every tcp_congestion_ops struct_ops map in the kernel, registered or not yet freed."""
+    # bpftool dumps a JSON array alternating each map's info and its value.
+    docs = json.loads(_run(["bpftool", "-j", "struct_ops", "dump"]) or "[]")
+    maps, info = [], None
+    for doc in docs:
+        if "bpf_map_info" in doc:
+            info = doc["bpf_map_info"]
+        elif info is not None and "bpf_struct_ops_tcp_congestion_ops" in doc:
+            state = doc["bpf_struct_ops_tcp_congestion_ops"].get("common", {}).get("state", "")
+            maps.append(StructOps(int(info["id"]), info["name"], state.removeprefix("BPF_STRUCT_OPS_STATE_")))
+            info = None
+    return maps
+
+
 def unload(name: str) -> str:
-    """Unregisters one algorithm by its struct_ops map name; a no-op if not registered."""
+    """Unregisters one algorithm; a no-op if not registered.
+
+    By map id, registered maps only: an earlier registration of the same name may still
+    exist unregistered (``TOBEFREE``) while connections hold it, and unregistering by name
+    would fail on it ("Operation now in progress") although nothing is left to do there."""
     kname = kernel_name(name)
+    for m in struct_ops_maps():
+        if m.name == kname and m.state == "INUSE":
+            _run(["bpftool", "struct_ops", "unregister", "id", str(m.id)])
     if kname in loaded():
-        _run(["bpftool", "struct_ops", "unregister", "name", kname])
+        raise KernelError(f"{kname} is still registered after unregistering every map of that name")
     return kname
+
+
+def held(name: str) -> int:
+    """How many unregistered maps of this algorithm connections still hold."""
+    kname = kernel_name(name)
+    return sum(1 for m in struct_ops_maps() if m.name == kname and m.state != "INUSE")
 
 
 app = typer.Typer(
@@ -150,8 +190,11 @@ def load_cmd(name: Annotated[str, typer.Argument(help="Algorithm (vegas, code, .
 
 @app.command("unload")
 def unload_cmd(name: Annotated[str, typer.Argument(help="Algorithm (vegas, code, ... or tl_*).")]) -> None:
-    """Unregister one algorithm."""
-    typer.echo(f"unregistered {_guard(unload, name)}")
+    """Unregister one algorithm (connections that use it keep it until they close)."""
+    kname = _guard(unload, name)
+    typer.echo(f"unregistered {kname}")
+    if _guard(held, name):
+        typer.echo(f"note: open connections still use {kname}; the kernel frees it when they close")
 
 
 @app.command("list")
