@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from tcplab import kernel
-from tcplab.testbed import net, owner, run_scenario
+from tcplab.scenario import Scenario, link
+from tcplab.testbed import net, owner, plan, run_scenario
+from tcplab.testbed.runner import _records as records
 
 needs_bed = pytest.mark.skipif(
     os.geteuid() != 0
@@ -202,3 +204,25 @@ def test_unload_succeeds_while_an_earlier_registration_is_still_held(built):
         kernel.unload("reno")
         assert "tl_reno" not in kernel.loaded()
     wait_for(lambda: kernel.held("reno") == 0, 10, f"the held map to go: {kernel.struct_ops_maps()}")
+
+
+@needs_bed
+def test_jumbo_segments_cross_the_bed(built, tmp_path):
+    """The largest mss the plan allows reaches the receiver whole (the delay element once
+    cut frames at 2048 bytes: goodput 0, exit code 0)."""
+    s = Scenario.dumbbell(1, link("10Mbps", "10ms", 50), duration=2)
+    s.add_flow("s0", "d0", "reno")
+    s.doc["tcp"] = {"mss": 8960, "stack": "linux"}
+    r = run_scenario(s, capture=False)
+    assert r.meta["mtu"] == 9012 and r.meta["snd_mss"] == 8960
+    assert r.flows["bytes_delivered"].iloc[0] > 1_000_000
+
+
+def test_a_flow_that_delivered_nothing_is_an_error():
+    """A bed that carries no segment is an error naming the flow, never goodput 0."""
+    s = Scenario.dumbbell(1, link("10Mbps", "10ms", 50), duration=2)
+    s.add_flow("s0", "d0", "reno", name="f")
+    client = {"end": {"streams": [{"sender": {}}], "sum_sent": {"retransmits": 0}}, "intervals": []}
+    server = {"intervals": [{"sum": {"start": 0.0, "end": 0.5, "bytes": 0}}]}
+    with pytest.raises(net.TestbedError, match="flow f delivered no data"):
+        records(plan(s), [(client, server)], "[]", None)

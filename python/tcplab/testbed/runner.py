@@ -284,6 +284,11 @@ def _records(
         if "error" in client:
             raise net.TestbedError(f"iperf3 flow {f.name}: {client['error']}")
         goodput, total = _goodput(server, f, p.measure)
+        if total <= 0:  # the connection opened but no segment crossed: the bed is broken
+            raise net.TestbedError(
+                f"flow {f.name} delivered no data through the bed (MTU {p.mtu}); "
+                "the delay element or the bottleneck dropped every segment"
+            )
         streams = client.get("end", {}).get("streams", [{}])
         sender = streams[0].get("sender", {}) if streams else {}
         mine = flow_samples(samples, BASE_PORT + i) if len(samples) else pd.DataFrame()
