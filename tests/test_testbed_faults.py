@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tcplab import kernel
+from tcplab.errors import ScenarioError
 from tcplab.scenario import Scenario, link
 from tcplab.testbed import net, owner, plan, run_scenario
 from tcplab.testbed.runner import _records as records
@@ -226,3 +227,67 @@ def test_a_flow_that_delivered_nothing_is_an_error():
     server = {"intervals": [{"sum": {"start": 0.0, "end": 0.5, "bytes": 0}}]}
     with pytest.raises(net.TestbedError, match="flow f delivered no data"):
         records(plan(s), [(client, server)], "[]", None)
+
+
+def documented_tcp_keys() -> list[str]:
+    """The ``[tcp]`` keys of docs/scenario.md's table."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "scenario.md").read_text()
+    section = text.split("## `[tcp]`", 1)[1].split("\n## ", 1)[0]
+    return [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")]
+
+
+def one_flow(**tcp) -> Scenario:
+    s = Scenario.dumbbell(1, link("10Mbps", "10ms", 50), duration=2)
+    s.add_flow("s0", "d0", "reno")
+    s.doc["tcp"] = tcp
+    return s
+
+
+def test_every_tcp_key_is_applied_or_refused():
+    """No [tcp] key is accepted and ignored: the bed's own keys are in TCP_KEYS (each
+    tested below), every other documented key is refused naming it."""
+    from tcplab.testbed.plan import TCP_KEYS
+
+    keys = documented_tcp_keys()
+    assert len(keys) > 20 and set(TCP_KEYS) <= set(keys)
+    for key in set(keys) - set(TCP_KEYS):
+        with pytest.raises(ScenarioError, match=rf"tcp\.{key}: .*not supported"):
+            plan(one_flow(**{key: 1}))
+
+
+@pytest.mark.parametrize("rwnd", [20, 99999, 2.5e5, True, "big"])
+def test_a_receive_window_that_could_limit_is_refused(rwnd):
+    with pytest.raises(ScenarioError, match=r"tcp\.rwnd: .*allowed: an integer >= 100000"):
+        plan(one_flow(rwnd=rwnd))
+    assert plan(one_flow(rwnd=100000)).mss == 1000
+
+
+def test_header_bytes_must_be_what_the_bed_carries():
+    """66 with the linux stack (Ethernet 14 + 52 of IP, TCP and timestamps), 54 without
+    (the MTU is mss + 40 then); any other figure is refused with the allowed one."""
+    assert plan(one_flow(stack="linux", header_bytes=66)).mtu == 1052
+    assert plan(one_flow(header_bytes=54)).mtu == 1040
+    with pytest.raises(ScenarioError, match=r"tcp\.header_bytes: 52: .* allowed: 66"):
+        plan(one_flow(stack="linux", header_bytes=52))
+    with pytest.raises(ScenarioError, match=r"tcp\.header_bytes: 40: .* allowed: 54"):
+        plan(one_flow(header_bytes=40))
+
+
+@needs_bed
+def test_the_kernels_buffers_cover_the_path(built):
+    """A path holding more than Linux's default buffer limits gets larger ones, so that
+    (as in the simulator) no receive window limits the flows."""
+    with net.testbed(
+        rate_bps=1e9,
+        buffer_packets=1000,
+        mtu=1500,
+        delay_exe=kernel.build_delay(),
+        delay_fwd_us=50000,
+        delay_rev_us=50000,
+        loss=0.0,
+        seed=1,
+        window_bytes=14_000_000,
+    ) as bed:
+        rmem = bed.run("h", "sysctl", "-n", "net.ipv4.tcp_rmem").stdout.split()
+        wmem = bed.run("s", "sysctl", "-n", "net.ipv4.tcp_wmem").stdout.split()
+    assert int(rmem[2]) == int(wmem[2]) == 28_000_000

@@ -102,7 +102,11 @@ def build(
     delay_rev_us: int,
     loss: float,
     seed: int,
+    window_bytes: int = 0,
 ) -> None:
+    """Builds the four namespaces. ``window_bytes``: the most a connection may need in
+    flight; the receiver's and sender's buffer limits are raised to twice that (never below
+    Linux's defaults) so that the kernel's own windows do not limit the flows."""
     for role in ROLES:
         sh("ip", "netns", "add", bed.ns(role))
         bed.run(role, "ip", "link", "set", "lo", "up")
@@ -133,6 +137,7 @@ def build(
     bed.run("s", "ip", "route", "add", "default", "via", ROUTER_IN)
     bed.run("h", "ip", "route", "add", "default", "via", ROUTER_OUT)
     bed.run("r", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+    _raise_buffers(bed, window_bytes)
     # The bottleneck: TBF for the rate, a pfifo child for the buffer in packets.
     burst = max(2 * (mtu + 14), int(rate_bps / 8 / 1000))
     bed.run(
@@ -178,6 +183,20 @@ def build(
         raise TestbedError(f"delay element did not start: {line.strip()}")
     # Resolve neighbours through the bridge before any measurement.
     bed.run("s", "ping", "-c", "1", "-W", "2", RECEIVER_ADDR, check=False)
+
+
+#: Linux's default ``tcp_rmem`` and ``tcp_wmem`` (min, default, max bytes).
+TCP_RMEM = (4096, 131072, 6291456)
+TCP_WMEM = (4096, 16384, 4194304)
+#: Buffers are not raised past this (sysctl values are ints).
+BUFFER_CAP = 1 << 30
+
+
+def _raise_buffers(bed: Bed, window_bytes: int) -> None:
+    need = min(BUFFER_CAP, 2 * window_bytes)
+    for role, key, (lo, default, high) in (("h", "tcp_rmem", TCP_RMEM), ("s", "tcp_wmem", TCP_WMEM)):
+        if need > high:
+            bed.run(role, "sysctl", "-qw", f"net.ipv4.{key}={lo} {default} {need}")
 
 
 def teardown(bed: Bed) -> None:

@@ -133,6 +133,7 @@ def run_plan(
         delay_rev_us=int(round(p.delay_rev * 1e6)),
         loss=p.loss_data,
         seed=p.seed,
+        window_bytes=p.window_bytes,
     ) as bed:
         dump = None
         if capture and out is not None:
