@@ -291,3 +291,44 @@ def test_the_kernels_buffers_cover_the_path(built):
         rmem = bed.run("h", "sysctl", "-n", "net.ipv4.tcp_rmem").stdout.split()
         wmem = bed.run("s", "sysctl", "-n", "net.ipv4.tcp_wmem").stdout.split()
     assert int(rmem[2]) == int(wmem[2]) == 28_000_000
+
+
+def registered_tag(kname: str) -> tuple[int, str]:
+    """The registered map's id and its ssthresh program's tag."""
+    (m,) = [m for m in kernel.struct_ops_maps() if m.name == kname and m.state == "INUSE"]
+    dump = json.loads(owner.run("bpftool", "-j", "struct_ops", "dump").stdout)  # info, value, ...
+    at = next(i for i, d in enumerate(dump) if d.get("bpf_map_info", {}).get("id") == m.id)
+    ops = dump[at + 1]["bpf_struct_ops_tcp_congestion_ops"]
+    prog = ops["data"]["ssthresh"].rsplit("prog_id:", 1)[1]
+    return m.id, json.loads(owner.run("bpftool", "-j", "prog", "show", "id", prog).stdout)["tag"]
+
+
+@needs_bed
+def test_load_rebuilds_an_edited_source_and_replaces_the_registration(tmp_path, monkeypatch):
+    """An edited bpf/*.c reaches the kernel at the next load (rebuilt, re-registered); an
+    unchanged one is left registered; a registration load did not make is replaced."""
+    src = tmp_path / "bpf"
+    shutil.copytree(kernel.bpf_dir(), src, ignore=shutil.ignore_patterns("build"))
+    monkeypatch.setenv("TCPLAB_BPF_DIR", str(src))
+    monkeypatch.setenv("TCPLAB_KERNEL_BUILD", str(tmp_path / "build"))
+    kernel.unload("reno")
+    kernel.load("reno")
+    first = registered_tag("tl_reno")
+    kernel.load("reno")
+    assert registered_tag("tl_reno") == first, "an unchanged object must stay registered"
+    code = (src / "tl_reno.c").read_text()
+    (src / "tl_reno.c").write_text(code.replace("ca->cwnd_fp, 1, 2)", "ca->cwnd_fp, 3, 4)"))
+    obj = tmp_path / "build" / "tl_reno.bpf.o"
+    built_at = obj.stat().st_mtime_ns
+    kernel.load("reno")
+    edited = registered_tag("tl_reno")
+    assert obj.stat().st_mtime_ns > built_at, "the edited source was not rebuilt"
+    assert edited[0] != first[0] and edited[1] != first[1], "the edited program was not registered"
+    (src / "tl_reno.c").write_text(code)
+    kernel.unload("reno")
+    owner.run("bpftool", "struct_ops", "register", str(kernel.build_object("tl_reno")))
+    foreign = registered_tag("tl_reno")
+    kernel.load("reno")
+    assert registered_tag("tl_reno")[0] != foreign[0], "a registration load did not make was kept"
+    assert registered_tag("tl_reno")[1] == first[1]
+    kernel.unload("reno")
