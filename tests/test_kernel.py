@@ -17,15 +17,13 @@ from tcplab import kernel
 from tcplab.errors import ScenarioError
 from tcplab.scenario import Scenario, link
 from tcplab.testbed import net, plan, run_scenario
+from tcplab.testbed.available import missing_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "vectors"
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
-needs_tools = pytest.mark.skipif(
-    any(shutil.which(t) is None for t in ("clang", "bpftool", "iperf3", "tc", "make", "cc")),
-    reason="run scripts/install-kernel-deps.sh",
-)
+needs_tools = pytest.mark.skipif(bool(missing_tools()), reason="run scripts/install-kernel-deps.sh")
 
 
 @pytest.fixture(scope="session")

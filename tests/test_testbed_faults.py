@@ -21,12 +21,11 @@ from tcplab import kernel
 from tcplab.errors import ScenarioError
 from tcplab.scenario import Scenario, link
 from tcplab.testbed import net, owner, plan, run_scenario
+from tcplab.testbed.available import missing_tools
 from tcplab.testbed.runner import _records as records
 
 needs_bed = pytest.mark.skipif(
-    os.geteuid() != 0
-    or any(shutil.which(t) is None for t in ("clang", "bpftool", "iperf3", "tc", "make", "cc", "ss")),
-    reason="needs root and scripts/install-kernel-deps.sh",
+    os.geteuid() != 0 or bool(missing_tools()), reason="needs root and scripts/install-kernel-deps.sh"
 )
 
 SCENARIO = """
@@ -332,3 +331,34 @@ def test_load_rebuilds_an_edited_source_and_replaces_the_registration(tmp_path, 
     assert registered_tag("tl_reno")[0] != foreign[0], "a registration load did not make was kept"
     assert registered_tag("tl_reno")[1] == first[1]
     kernel.unload("reno")
+
+
+def test_missing_tools_are_named_with_their_package(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(net.TestbedError) as e:
+        net.require(("ping", "ethtool", "ss"))
+    message = str(e.value)
+    for text in ("ping (Debian package iputils-ping)", "ethtool (Debian package ethtool)", "iproute2"):
+        assert text in message
+    assert "scripts/install-kernel-deps.sh" in message
+
+
+def test_the_install_script_installs_every_package_the_bed_names():
+    from tcplab.testbed.available import PACKAGES
+
+    script = (Path(__file__).resolve().parents[1] / "scripts" / "install-kernel-deps.sh").read_text()
+    installed = script.split("apt-get install", 1)[1].replace("\\", " ").split()
+    assert set(PACKAGES.values()) <= set(installed), set(PACKAGES.values()) - set(installed)
+
+
+@needs_bed
+def test_an_ethtool_failure_is_an_error(built, monkeypatch, tmp_path):
+    """Offloads left on would make the bed measure super-packets: a failing ethtool stops
+    the run (and the bed is torn down)."""
+    fake = tmp_path / "ethtool"
+    fake.write_text("#!/bin/sh\necho 'Cannot change features' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    with pytest.raises(net.TestbedError, match="ethtool .* failed .*Cannot change features"):
+        run_scenario(one_flow(), capture=False)
+    assert net.present() == []

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import owner
+from .available import BED, missing_message
 
 ROLES = ("s", "r", "d", "h")
 SENDER_ADDR = "10.201.1.1"
@@ -33,6 +34,13 @@ RECEIVER_ADDR = "10.201.2.1"
 
 class TestbedError(RuntimeError):
     pass
+
+
+def require(tools: tuple[str, ...]) -> None:
+    """Raises a TestbedError naming every missing tool and its package."""
+    message = missing_message(tools)
+    if message is not None:
+        raise TestbedError(message)
 
 
 def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -73,6 +81,9 @@ class Bed:
 
 
 def _quiet_offloads(bed: Bed, role: str, dev: str) -> None:
+    """Checksum offload, segmentation and receive coalescing off: the bottleneck and the
+    delay element must see every packet as it is on the wire. A failure is an error, never
+    a bed that quietly measures 64 KB super-packets."""
     bed.run(
         role,
         "ethtool",
@@ -88,7 +99,6 @@ def _quiet_offloads(bed: Bed, role: str, dev: str) -> None:
         "off",
         "gro",
         "off",
-        check=False,
     )
 
 
@@ -181,8 +191,11 @@ def build(
     line = p.stderr.readline()
     if "ready" not in line:
         raise TestbedError(f"delay element did not start: {line.strip()}")
-    # Resolve neighbours through the bridge before any measurement.
-    bed.run("s", "ping", "-c", "1", "-W", "2", RECEIVER_ADDR, check=False)
+    # Resolve neighbours through the bridge before any measurement. No reply (exit code 1)
+    # can be the bed's random loss; anything else is a failure.
+    p = bed.run("s", "ping", "-c", "1", "-W", "2", RECEIVER_ADDR, check=False)
+    if p.returncode not in (0, 1):
+        raise TestbedError(f"ping through the bed failed ({p.returncode}): {p.stderr.strip()}")
 
 
 #: Linux's default ``tcp_rmem`` and ``tcp_wmem`` (min, default, max bytes).
@@ -237,6 +250,7 @@ def testbed(**kwargs) -> Iterator[Bed]:
     of dead runs are reaped first."""
     if os.geteuid() != 0:
         raise TestbedError("the test bed needs root (network namespaces, tc, BPF)")
+    require(BED)
     owner.reap()
     bed = Bed(tag=f"{owner.PREFIX}{os.getpid()}")
 

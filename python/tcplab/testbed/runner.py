@@ -17,6 +17,7 @@ from .. import kernel
 from ..result import TABLES, Result
 from ..scenario import Scenario
 from . import net
+from .available import BED
 from .plan import FlowPlan, TestbedPlan, plan
 from .sampler import QDISC_FIELDS, TCP_FIELDS
 
@@ -114,6 +115,12 @@ def run_plan(
     capture: bool = True,
     sample_interval: float = SAMPLE_INTERVAL,
 ) -> Result:
+    ports = any(f.kernel_cc.startswith("tl_") for f in p.flows)
+    net.require(
+        (*BED, "iperf3", "nstat")
+        + (("tcpdump",) if capture and out_dir is not None else ())
+        + (("make", "clang", "bpftool") if ports else ())
+    )
     kernel.build_dir().mkdir(parents=True, exist_ok=True)
     delay_exe = kernel.build_delay()
     for f in p.flows:
