@@ -139,8 +139,8 @@ def test_a_killed_or_hung_up_run_leaves_nothing_behind(sig, built, tmp_path):
 
 @needs_bed
 def test_the_reaper_releases_a_run_whose_guardian_died_too(built, tmp_path):
-    """Owner and guardian both SIGKILLed (as by a kill of every process): the next run's
-    reaper removes what they left."""
+    """Owner and guardian both SIGKILLed (as by a kill of every process): the reaper
+    (``tcplab testbed cleanup``, and the start of every run) removes what they left."""
     p = start_run(scenario(tmp_path))
     wait_for(lambda: transferring(p), 20, "the transfer to start")
     guardians = [pid for pid, cmd in live_processes().items() if f"guard {owner.PREFIX}{p.pid}" in cmd]
@@ -150,26 +150,47 @@ def test_the_reaper_releases_a_run_whose_guardian_died_too(built, tmp_path):
     p.communicate(timeout=15)
     time.sleep(0.5)
     assert len(net.present()) == 4, "nothing released the namespaces yet"
-    run_scenario(scenario(tmp_path, duration=2), capture=False)
+    assert "removed 4 namespace" in cleanup_from_another_process()
     assert_nothing_left()
 
 
-@needs_bed
-def test_cleanup_never_touches_a_live_run(built, tmp_path):
-    p = start_run(scenario(tmp_path))
-    wait_for(lambda: transferring(p), 20, "the transfer to start")
+def idle_bed(**extra):
+    """A bed with nothing running but the delay element (this process owns it)."""
+    return net.testbed(
+        rate_bps=1e7,
+        buffer_packets=50,
+        mtu=1052,
+        delay_exe=kernel.build_delay(),
+        delay_fwd_us=5000,
+        delay_rev_us=5000,
+        loss=0.0,
+        seed=1,
+        **extra,
+    )
+
+
+def cleanup_from_another_process() -> str:
     c = subprocess.run(
         [sys.executable, "-c", "from tcplab.cli import main; main()", "testbed", "cleanup"],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=60,
     )
-    assert c.returncode == 0 and "removed 0 namespace" in c.stdout, c.stdout + c.stderr
-    assert len(net.present()) == 4
-    out, err = p.communicate(timeout=30)
-    assert p.returncode == 0, err
-    goodput = float(out.splitlines()[1].split()[3])
-    assert goodput > 5e6, out
+    assert c.returncode == 0, c.stdout + c.stderr
+    return c.stdout
+
+
+@needs_bed
+def test_cleanup_never_touches_a_live_run(built):
+    """``tcplab testbed cleanup`` from another process while this one owns a bed: nothing
+    is removed, and the bed still carries a transfer afterwards."""
+    with idle_bed() as bed:
+        assert "removed 0 namespace" in cleanup_from_another_process()
+        assert sorted(net.present()) == sorted(bed.namespaces)
+        bed.spawn("h", "iperf3", "-s", "-1", "-p", "5400")
+        wait_for(lambda: "5400" in bed.run("h", "ss", "-Htln").stdout, 10, "the iperf3 server")
+        c = bed.run("s", "iperf3", "-c", net.RECEIVER_ADDR, "-p", "5400", "-t", "1", "-J")
+        assert json.loads(c.stdout)["end"]["sum_received"]["bytes"] > 100_000
     assert_nothing_left()
 
 
@@ -184,16 +205,7 @@ def test_unload_succeeds_while_an_earlier_registration_is_still_held(built):
     name then unloads cleanly (by id, not tripping over the held one), and the bed's
     teardown aborts the connection so the held one goes too."""
     kernel.load("reno")
-    with net.testbed(
-        rate_bps=1e7,
-        buffer_packets=50,
-        mtu=1052,
-        delay_exe=kernel.build_delay(),
-        delay_fwd_us=5000,
-        delay_rev_us=5000,
-        loss=0.0,
-        seed=1,
-    ) as bed:
+    with idle_bed() as bed:
         bed.spawn("h", "iperf3", "-s", "-1", "-p", "5400")
         wait_for(lambda: "5400" in bed.run("h", "ss", "-Htln").stdout, 10, "the iperf3 server")
         bed.spawn("s", "iperf3", "-c", net.RECEIVER_ADDR, "-p", "5400", "-t", "30", "-C", "tl_reno")
@@ -362,3 +374,14 @@ def test_an_ethtool_failure_is_an_error(built, monkeypatch, tmp_path):
     with pytest.raises(net.TestbedError, match="ethtool .* failed .*Cannot change features"):
         run_scenario(one_flow(), capture=False)
     assert net.present() == []
+
+
+@needs_bed
+def test_a_claim_left_before_its_teardown_finished_is_released_by_its_guardian():
+    """A second signal can cut a teardown short: the claim then keeps its state file and
+    the guardian releases what is left as soon as the claim's lock is free."""
+    tag = f"{owner.PREFIX}{os.getpid()}"
+    with owner.claim(tag, [f"{tag}-s"]):
+        owner.run("ip", "netns", "add", f"{tag}-s")
+    wait_for(lambda: not net.present(), 15, "the guardian to release the namespace")
+    assert not list(owner.STATE_DIR.glob("*.json"))

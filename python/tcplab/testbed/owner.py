@@ -161,9 +161,9 @@ def reap() -> list[str]:
 @contextmanager
 def claim(tag: str, namespaces: list[str]) -> Iterator[None]:
     """Owns ``namespaces`` for the duration of the block: the state file is written and
-    locked before any of them exists, a guardian releases them if this process dies, and
-    the claim ends (state file removed, guardian stopped) after the block, which must have
-    released them itself."""
+    locked before any of them exists, and a guardian releases them if this process dies.
+    The block releases them itself; should it not have finished (a second signal during
+    teardown), the state file stays, unlocked, and the guardian releases the rest."""
     STATE_DIR.mkdir(parents=True, exist_ok=True)
     path = _state(tag)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -182,7 +182,8 @@ def claim(tag: str, namespaces: list[str]) -> Iterator[None]:
     try:
         yield
     finally:
-        path.unlink(missing_ok=True)
+        if not set(namespaces) & set(bed_namespaces()):
+            path.unlink(missing_ok=True)
         os.close(fd)
         assert guardian.stdin is not None
         guardian.stdin.close()
