@@ -117,16 +117,7 @@ def test_every_algorithm_registers_carries_a_transfer_and_unregisters(built, tmp
 def test_teardown_on_error(built):
     with (
         pytest.raises(RuntimeError, match="boom"),
-        net.testbed(
-            rate_bps=1e7,
-            buffer_packets=10,
-            mtu=1040,
-            delay_exe=kernel.build_delay(),
-            delay_fwd_us=1000,
-            delay_rev_us=1000,
-            loss=0.0,
-            seed=1,
-        ),
+        net.idle_testbed(one_way_us=1000, mtu=1040, buffer_packets=10),
     ):
         assert len(net.present()) == 4
         raise RuntimeError("boom")

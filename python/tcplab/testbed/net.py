@@ -271,3 +271,27 @@ def testbed(**kwargs) -> Iterator[Bed]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def idle_testbed(
+    rate_bps: float = 10e6,
+    one_way_us: int = 5000,
+    mtu: int = 1500,
+    buffer_packets: int = 100,
+    window_bytes: int = 0,
+):
+    """A bed without loss and with the same delay both ways, for probes (``jitter``) and
+    tests; a context manager like ``testbed``."""
+    from .. import kernel
+
+    return testbed(
+        rate_bps=rate_bps,
+        buffer_packets=buffer_packets,
+        mtu=mtu,
+        delay_exe=kernel.build_delay(),
+        delay_fwd_us=one_way_us,
+        delay_rev_us=one_way_us,
+        loss=0.0,
+        seed=1,
+        window_bytes=window_bytes,
+    )
