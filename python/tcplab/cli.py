@@ -33,6 +33,27 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
     raise typer.Exit(code)
 
 
+def _version(value: bool) -> None:
+    """``--version``: the package's version and the engine's, with the commit it was built from."""
+    if not value:
+        return
+    from . import ENGINE_COMMIT, ENGINE_VERSION, __version__
+
+    commit = f", commit {ENGINE_COMMIT}" if ENGINE_COMMIT else ""
+    console.print(f"tcplab {__version__} (engine {ENGINE_VERSION}{commit})", highlight=False, markup=False)
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments."""
+
+
 def _human_rate(bps: float) -> str:
     for unit, scale in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
         if bps >= scale:

@@ -666,6 +666,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("OutputError", m.py().get_type::<OutputError>())?;
     m.add("ENGINE_VERSION", tcplab::ENGINE_VERSION)?;
+    // The git commit the engine was built from ("" outside a checkout; see build.rs).
+    m.add("ENGINE_COMMIT", env!("TCPLAB_ENGINE_COMMIT"))?;
     m.add("DEFAULT_CHUNK_ROWS", DEFAULT_CHUNK_ROWS)?;
     Ok(())
 }
