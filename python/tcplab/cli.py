@@ -15,6 +15,7 @@ from rich.table import Table
 from .errors import OutputError, ScenarioError, SimulationError
 from .runner import as_scenario, run
 from .tables import SeriesFiles
+from .views import run_view, scenario_view
 
 app = typer.Typer(
     help="tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments.",
@@ -54,35 +55,6 @@ def _options(
     """tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments."""
 
 
-def _human_rate(bps: float) -> str:
-    for unit, scale in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
-        if bps >= scale:
-            return f"{bps / scale:.3f} {unit}"
-    return f"{bps:.0f} b/s"
-
-
-def flows_table(flows, title: str) -> Table:
-    table = Table(title=title, title_justify="left")
-    for col in ("flow", "cc", "path", "goodput", "sent", "retx", "timeouts", "fast rtx", "drops", "mean RTT"):
-        table.add_column(col, justify="left" if col in ("flow", "cc", "path") else "right")
-    drop_cols = [c for c in flows.columns if c.startswith("data_drops_")]
-    for _, f in flows.iterrows():
-        drops = int(sum(f[c] for c in drop_cols))
-        table.add_row(
-            str(f["name"]),
-            str(f["cc"]),
-            f"{f['src']}->{f['dst']}",
-            _human_rate(f["goodput_bps"]),
-            str(f["segments_sent"]),
-            str(f["retransmissions"]),
-            str(f["timeouts"]),
-            str(f["fast_retransmits"]),
-            str(drops),
-            f"{f['mean_rtt'] * 1e3:.1f} ms",
-        )
-    return table
-
-
 @app.command("run")
 def run_cmd(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
@@ -112,7 +84,7 @@ def run_cmd(
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
         f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index {res.jain_index():.3f}"
     )
-    console.print(flows_table(res.flows, title))
+    console.print(run_view(res.flows, res.udp_flows, title, out))
     if out is not None:
         written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
         scenario.save(out / "scenario.toml")
@@ -121,13 +93,15 @@ def run_cmd(
 
 @app.command()
 def validate(file: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) -> None:
-    """Check a scenario file; print its flows and topology, or what is wrong."""
+    """Check a scenario file; print its topology (nodes, links) and flows, or what is wrong."""
+    from . import _engine
+
     try:
         canonical = as_scenario(file).validate()
     except ScenarioError as e:
         fail(f"{file}: {e}")
-    flows = canonical.count("[[flows]]")
-    console.print(f"[green]ok[/]: {file} is a valid scenario ({flows} flow entries)")
+    console.print(scenario_view(str(file), canonical, _engine.topology(canonical)))
+    console.print("valid", style="green", markup=False, highlight=False)
 
 
 @app.command()
