@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pandas as pd
 from rich.console import Console
+from test_cli import VALID
+from typer.testing import CliRunner
 
 import tcplab
+from tcplab.cli import app
 from tcplab.views import run_view
 
 BIN = Path(sys.executable).parent / "tcplab"
@@ -209,3 +212,69 @@ def test_run_view_bounds_rows_and_summarises_all_flows():
     assert "... 9,980 more flows; per-flow results in out/flows.parquet" in flat
     assert "all 10,000 flows: goodput 50 Gb/s in all, per flow min 1 kb/s" in flat
     assert "max 10 Mb/s; 10,000 retx, 0 RTOs, 20,000 drops; mean RTT 50 ms" in flat
+
+
+def store_with_one_run(root: Path, experiment: str = "code/fig9") -> Path:
+    from tcplab.runner import run_raw
+    from tcplab.store import ResultStore, run_key
+
+    canonical = tcplab.Scenario.from_toml(VALID).validate()
+    ResultStore(root).put(
+        run_key(canonical),
+        run_raw(canonical),
+        {"experiment": experiment, "params": {}, "scenario": canonical},
+    )
+    return root
+
+
+def cli(*args: str):
+    """Runs the command line in this process (quicker than a new process for each call)."""
+    return CliRunner().invoke(app, list(args), env={"COLUMNS": "80"})
+
+
+def test_results_refuses_an_unknown_experiment_naming_close_matches(tmp_path):
+    store = str(store_with_one_run(tmp_path / "store"))
+    r = cli("results", "--store", store, "--experiment", "code/fgi9")
+    assert r.exit_code == 2
+    assert "unknown experiment 'code/fgi9'; did you mean code/fig9" in " ".join(r.stderr.split())
+    r = cli("results", "--store", store, "--experiment", "nosuch")
+    assert r.exit_code == 2
+    flat = " ".join(r.stderr.split())
+    assert "unknown experiment 'nosuch'; known: the papers code, veno, fahmy, hasegawa, wlan" in flat
+    assert "code/fig9" in flat and "Traceback" not in r.stderr
+    export = tmp_path / "x.parquet"
+    r = cli("results", "--store", store, "--experiment", "nosuch", "--export", str(export))
+    assert r.exit_code == 2 and not export.exists()
+    # A paper selects its experiments; an experiment itself; both in listing and export.
+    for name in ("code", "code/fig9"):
+        r = cli("results", "--store", store, "--experiment", name)
+        assert r.exit_code == 0, r.stderr
+        assert re.search(r"code/fig9 +│ +1", r.stdout)
+        r = cli("results", "--store", store, "--experiment", name, "--export", str(export))
+        assert r.exit_code == 0, r.stderr
+        assert pd.read_parquet(export)["experiment"].tolist() == ["code/fig9"]
+    r = cli("results", "--store", store, "--experiment", "veno")
+    assert r.exit_code == 0 and "no stored runs of veno" in r.stdout
+
+
+def test_results_and_report_refuse_a_store_that_is_not_there(tmp_path):
+    report = tmp_path / "report"
+    for cmd in (["report", "--out", str(report)], ["results"]):
+        r = cli(*cmd, "--store", str(tmp_path / "typo"))
+        assert r.exit_code == 2, cmd
+        assert f"--store {tmp_path / 'typo'} does not exist" in " ".join(r.stderr.split())
+        (tmp_path / "file").write_text("")
+        r = cli(*cmd, "--store", str(tmp_path / "file"))
+        assert r.exit_code == 2 and "is not a directory" in " ".join(r.stderr.split())
+    (tmp_path / "empty").mkdir()
+    r = cli("report", "--out", str(report), "--store", str(tmp_path / "empty"))
+    assert r.exit_code == 2 and "no stored runs in" in r.stderr
+    assert not report.exists()
+
+
+def test_report_of_experiments_without_their_runs_says_why(tmp_path):
+    store = str(store_with_one_run(tmp_path / "store"))
+    r = cli("report", "code/fig16", "--store", store, "--out", str(tmp_path / "report"))
+    assert r.exit_code == 0, r.stderr
+    assert "not run" in r.stdout
+    assert "if they were reproduced with --quick, add --quick" in " ".join(r.stderr.split())

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .errors import OutputError, ScenarioError, SimulationError
 from .runner import as_scenario, run
@@ -117,6 +118,43 @@ def _store(path: Path | None):
     from .store import DEFAULT_ROOT, ResultStore
 
     return ResultStore(path or DEFAULT_ROOT)
+
+
+def _existing_store(path: Path | None, need_runs: bool):
+    """The store to read: a ``--store`` that is not a directory is an error (a typo must not
+    read as "nothing stored"), and so, with ``need_runs``, is a store without runs."""
+    rs = _store(path)
+    if path is not None and not path.is_dir():
+        what = "is not a directory" if path.exists() else "does not exist"
+        fail(f"--store {path} {what}; a result store is the directory tcplab reproduce --store writes")
+    if need_runs and not rs.run_keys():
+        fail(f"no stored runs in {rs.root}/: run tcplab reproduce (with --store {rs.root}) first")
+    return rs
+
+
+def _experiment_filter(name: str, stored: list[str]):
+    """Which stored experiment names ``--experiment name`` selects: a paper (all its
+    experiments), or an experiment or ablation (``name@key``) that is stored or registered.
+    An unknown name is an error naming the close matches."""
+    from .experiments import PAPERS
+
+    if name in PAPERS:
+        return lambda stored_name: stored_name.startswith(f"{name}/")
+    if name in stored:
+        return lambda stored_name: stored_name == name
+    from .experiments import all_experiments  # imports every experiment: only when needed
+    from .experiments.ablation import SEP
+    from .names import unknown_name
+
+    experiments = [e.name for e in all_experiments()]
+    ablations = [f"{e.name}{SEP}{a.key}" for e in all_experiments() for a in e.ablations]
+    if name in {*experiments, *ablations}:
+        return lambda stored_name: stored_name == name
+    known = (
+        f"the papers {', '.join(PAPERS)}; the experiments {', '.join(experiments)} "
+        f"(tcplab experiments); and their ablations, <experiment>{SEP}<key>"
+    )
+    fail(unknown_name("experiment", name, [*PAPERS, *experiments, *ablations, *stored], known))
 
 
 @app.command()
@@ -243,7 +281,7 @@ def report_cmd(
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
     caps = capabilities()
-    rs = _store(store)
+    rs = _existing_store(store, need_runs=True)
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
     for e in chosen:
@@ -264,6 +302,13 @@ def report_cmd(
     ordered = [outcomes[e.name] for e in chosen]
     path = write_report(ordered, out, quick)
     console.print(verdict_table(ordered, path, quick))
+    if not ready and len(outcomes) > sum(o.status.startswith("needs") for o in ordered):
+        other = "without --quick, leave out --quick" if quick else "with --quick, add --quick"
+        err_console.print(
+            f"note: no experiment has all its runs in {rs.root}/; if they were reproduced {other}",
+            markup=False,
+            highlight=False,
+        )
 
 
 @app.command()
@@ -276,26 +321,29 @@ def results(
     experiment: Annotated[str | None, typer.Option(help="Only this experiment's runs.")] = None,
 ) -> None:
     """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
-    rs = _store(store)
+    rs = _existing_store(store, need_runs=False)
+    idx = rs.index()
+    stored = sorted(set(idx["experiment"])) if len(idx) else []
+    selects = _experiment_filter(experiment, stored) if experiment else None
     if export is not None:
         try:
-            n = rs.export(export, table=table, experiment=experiment)
+            n = rs.export(export, table=table, experiment=selects)
         except ValueError as e:
             fail(str(e))
-        console.print(f"wrote {n} rows of {table} to {export}")
+        console.print(f"wrote {n} rows of {table} to {export}", markup=False, highlight=False)
         return
-    idx = rs.index()
-    if experiment and len(idx):
-        idx = idx[idx["experiment"] == experiment]
+    if selects is not None and len(idx):
+        idx = idx[idx["experiment"].map(selects)]
     if not len(idx):
-        console.print(f"no stored runs in {rs.root}/")
+        which = f" of {experiment}" if experiment else ""
+        console.print(f"no stored runs{which} in {rs.root}/", markup=False, highlight=False)
         return
     counts = idx.groupby("experiment").size().reset_index(name="runs")
     t = Table(title=f"{len(idx)} runs in {rs.root}/", title_justify="left")
     t.add_column("experiment")
     t.add_column("runs", justify="right")
     for _, r in counts.iterrows():
-        t.add_row(str(r["experiment"]), str(r["runs"]))
+        t.add_row(Text(str(r["experiment"])), str(r["runs"]))
     console.print(t)
 
 
