@@ -278,3 +278,34 @@ def test_report_of_experiments_without_their_runs_says_why(tmp_path):
     assert r.exit_code == 0, r.stderr
     assert "not run" in r.stdout
     assert "if they were reproduced with --quick, add --quick" in " ".join(r.stderr.split())
+
+
+def test_papers_doc_maps_numbers_to_short_names_and_lists_every_experiment():
+    from tcplab.experiments import PAPERS, all_experiments
+    from tcplab.papers import NUMBERS
+
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "papers.md").read_text()
+    assert "docs/papers.md" in (root / "README.md").read_text()
+    assert set(NUMBERS) == set(PAPERS) - {"linux"}
+    sections = {}
+    for part in doc.split("\n## ")[1:]:
+        number, short = part.split()[:2]
+        sections[short.strip("`:")] = (number, part)
+    assert {s: n for s, (n, _) in sections.items()} == NUMBERS
+    for short, number in NUMBERS.items():
+        assert f"| {number} | `{short}` |" in doc
+    for e in all_experiments():
+        if e.paper in NUMBERS:
+            assert f"`{e.name}`" in sections[e.paper][1], f"{e.name} is not in docs/papers.md"
+
+
+def test_experiments_and_report_show_paper_number_and_short_name(tmp_path):
+    r = cli("experiments")
+    assert r.exit_code == 0, r.output
+    assert re.search(r"veno/fig4 +│ 001 veno +│", r.stdout)
+    assert "003 hasegawa: Hasegawa, Kurata & Murata" in r.stdout
+    store = str(store_with_one_run(tmp_path / "store"))
+    r = cli("report", "veno/fig4", "--store", store, "--out", str(tmp_path / "report"))
+    assert r.exit_code == 0, r.output
+    assert "## 001 veno: Fu & Liew, TCP Veno" in (tmp_path / "report" / "report.md").read_text()

@@ -159,9 +159,11 @@ def _experiment_filter(name: str, stored: list[str]):
 
 @app.command()
 def experiments() -> None:
-    """List every experiment of the five papers with its status on this build."""
+    """List every experiment of the five papers with its status on this build; papers are
+    shown by number (000-004, as in the documentation) and short name (as on this command line)."""
     from . import capabilities
     from .experiments import PAPERS, all_experiments
+    from .papers import label
 
     caps = capabilities()
     table = Table(title="Experiments (tcplab reproduce NAME | PAPER | all)", title_justify="left")
@@ -169,10 +171,12 @@ def experiments() -> None:
         table.add_column(col)
     for e in all_experiments():
         missing = e.missing(caps)
-        status = "[green]ready[/]" if not missing else f"[yellow]needs: {', '.join(missing)}[/]"
-        table.add_row(e.name, e.paper, e.title, status)
+        status = Text("ready", "green") if not missing else Text(f"needs: {', '.join(missing)}", "yellow")
+        table.add_row(Text(e.name), Text(label(e.paper)), Text(e.title), status)
     console.print(table)
-    console.print("papers: " + ", ".join(f"{k} = {v}" for k, v in PAPERS.items()), highlight=False)
+    console.print("papers (docs/papers.md):", markup=False, highlight=False)
+    for short, title in PAPERS.items():
+        console.print(f"  {label(short)}: {title}", markup=False, highlight=False)
 
 
 @app.command()
