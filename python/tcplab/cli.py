@@ -10,13 +10,15 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from .console import console, err_console, line, status, styled
+from .console import console, err_console, status
 from .destinations import writable_dir, writable_file
 from .errors import OutputError, ScenarioError, SimulationError
 from .exits import EXIT_ENGINE_BUG, Commands, fail
 from .runner import SEED_MAX, as_scenario, run
 from .tables import SeriesFiles
+from .views import run_view, scenario_view
 
 app = typer.Typer(
     help="tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments.",
@@ -27,33 +29,25 @@ app = typer.Typer(
 )
 
 
-def _human_rate(bps: float) -> str:
-    for unit, scale in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
-        if bps >= scale:
-            return f"{bps / scale:.3f} {unit}"
-    return f"{bps:.0f} b/s"
+def _version(value: bool) -> None:
+    """``--version``: the package's version and the engine's, with the commit it was built from."""
+    if not value:
+        return
+    from . import ENGINE_COMMIT, ENGINE_VERSION, __version__
+
+    commit = f", commit {ENGINE_COMMIT}" if ENGINE_COMMIT else ""
+    console.print(f"tcplab {__version__} (engine {ENGINE_VERSION}{commit})", highlight=False, markup=False)
+    raise typer.Exit()
 
 
-def flows_table(flows, title: str) -> Table:
-    table = Table(title=title, title_justify="left")
-    for col in ("flow", "cc", "path", "goodput", "sent", "retx", "timeouts", "fast rtx", "drops", "mean RTT"):
-        table.add_column(col, justify="left" if col in ("flow", "cc", "path") else "right")
-    drop_cols = [c for c in flows.columns if c.startswith("data_drops_")]
-    for _, f in flows.iterrows():
-        drops = int(sum(f[c] for c in drop_cols))
-        table.add_row(
-            str(f["name"]),
-            str(f["cc"]),
-            f"{f['src']}->{f['dst']}",
-            _human_rate(f["goodput_bps"]),
-            str(f["segments_sent"]),
-            str(f["retransmissions"]),
-            str(f["timeouts"]),
-            str(f["fast_retransmits"]),
-            str(drops),
-            f"{f['mean_rtt'] * 1e3:.1f} ms",
-        )
-    return table
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments."""
 
 
 @app.command("run")
@@ -92,20 +86,22 @@ def run_cmd(
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
         f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index {res.jain_index():.3f}"
     )
-    console.print(flows_table(res.flows, title))
+    console.print(run_view(res.flows, res.udp_flows, title, out))
     if out is not None:
         console.print(f"wrote {len(written)} tables and scenario.toml to {out}/")
 
 
 @app.command()
 def validate(file: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) -> None:
-    """Check a scenario file; print its flows and topology, or what is wrong."""
+    """Check a scenario file; print its topology (nodes, links) and flows, or what is wrong."""
+    from . import _engine
+
     try:
         canonical = as_scenario(file).validate()
     except ScenarioError as e:
         fail(f"{file}: {e}")
-    flows = canonical.count("[[flows]]")
-    console.print(line(styled("ok", "green"), f": {file} is a valid scenario ({flows} flow entries)"))
+    console.print(scenario_view(str(file), canonical, _engine.topology(canonical)))
+    console.print("valid", style="green", markup=False, highlight=False)
 
 
 @app.command()
@@ -123,11 +119,50 @@ def _store(path: Path | None):
     return ResultStore(path or DEFAULT_ROOT)
 
 
+def _existing_store(path: Path | None, need_runs: bool):
+    """The store to read: a ``--store`` that is not a directory is an error (a typo must not
+    read as "nothing stored"), and so, with ``need_runs``, is a store without runs."""
+    rs = _store(path)
+    if path is not None and not path.is_dir():
+        what = "is not a directory" if path.exists() else "does not exist"
+        fail(f"--store {path} {what}; a result store is the directory tcplab reproduce --store writes")
+    if need_runs and not rs.run_keys():
+        fail(f"no stored runs in {rs.root}/: run tcplab reproduce (with --store {rs.root}) first")
+    return rs
+
+
+def _experiment_filter(name: str, stored: list[str]):
+    """Which stored experiment names ``--experiment name`` selects: a paper (all its
+    experiments), or an experiment or ablation (``name@key``) that is stored or registered.
+    An unknown name is an error naming the close matches."""
+    from .experiments import PAPERS
+
+    if name in PAPERS:
+        return lambda stored_name: stored_name.startswith(f"{name}/")
+    if name in stored:
+        return lambda stored_name: stored_name == name
+    from .experiments import all_experiments  # imports every experiment: only when needed
+    from .experiments.ablation import SEP
+    from .names import unknown_name
+
+    experiments = [e.name for e in all_experiments()]
+    ablations = [f"{e.name}{SEP}{a.key}" for e in all_experiments() for a in e.ablations]
+    if name in {*experiments, *ablations}:
+        return lambda stored_name: stored_name == name
+    known = (
+        f"the papers {', '.join(PAPERS)}; the experiments {', '.join(experiments)} "
+        f"(tcplab experiments); and their ablations, <experiment>{SEP}<key>"
+    )
+    fail(unknown_name("experiment", name, [*PAPERS, *experiments, *ablations, *stored], known))
+
+
 @app.command()
 def experiments() -> None:
-    """List every experiment of the five papers with its status on this build."""
+    """List every experiment of the five papers with its status on this build; papers are
+    shown by number (000-004, as in the documentation) and short name (as on this command line)."""
     from . import capabilities
     from .experiments import PAPERS, all_experiments
+    from .papers import label
 
     caps = capabilities()
     table = Table(title="Experiments (tcplab reproduce NAME | PAPER | all)", title_justify="left")
@@ -135,12 +170,14 @@ def experiments() -> None:
         table.add_column(col)
     for e in all_experiments():
         missing = e.missing(caps)
-        status = styled("ready", "green") if not missing else styled(f"needs: {', '.join(missing)}", "yellow")
+        status = Text("ready", "green") if not missing else Text(f"needs: {', '.join(missing)}", "yellow")
         if e.on_kernel:
             status.append(f" · kernel test bed: root and --kernel, {e.kernel_time or 'real time'}")
-        table.add_row(e.name, e.paper, e.title, status)
+        table.add_row(Text(e.name), Text(label(e.paper)), Text(e.title), status)
     console.print(table)
-    console.print("papers: " + ", ".join(f"{k} = {v}" for k, v in PAPERS.items()), highlight=False)
+    console.print("papers (docs/papers.md):", markup=False, highlight=False)
+    for short, title in PAPERS.items():
+        console.print(f"  {label(short)}: {title}", markup=False, highlight=False)
 
 
 @app.command()
@@ -212,10 +249,7 @@ def reproduce(
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
     outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)
     outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
-    outcomes += [
-        Outcome(e, status=f"not run: kernel test bed, {e.kernel_time or 'real time'} (--kernel)")
-        for e in skipped
-    ]
+    outcomes += [Outcome(e, status="not run: kernel test bed (--kernel)") for e in skipped]
     order = {e.name: i for i, e in enumerate(chosen)}
     outcomes.sort(key=lambda o: order[o.experiment.name])
     t2 = time.perf_counter()
@@ -273,7 +307,7 @@ def report_cmd(
         fail(f"--jobs {jobs} is not allowed; give at least 1")
     writable_dir(out, "--out")
     caps = capabilities()
-    rs = _store(store)
+    rs = _existing_store(store, need_runs=True)
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
     for e in chosen:
@@ -294,6 +328,13 @@ def report_cmd(
     ordered = [outcomes[e.name] for e in chosen]
     path = write_report(ordered, out, quick)
     console.print(verdict_table(ordered, path, quick))
+    if not ready and len(outcomes) > sum(o.status.startswith("needs") for o in ordered):
+        other = "without --quick, leave out --quick" if quick else "with --quick, add --quick"
+        err_console.print(
+            f"note: no experiment has all its runs in {rs.root}/; if they were reproduced {other}",
+            markup=False,
+            highlight=False,
+        )
 
 
 @app.command()
@@ -306,27 +347,30 @@ def results(
     experiment: Annotated[str | None, typer.Option(help="Only this experiment's runs.")] = None,
 ) -> None:
     """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
-    rs = _store(store)
+    rs = _existing_store(store, need_runs=False)
+    idx = rs.index()
+    stored = sorted(set(idx["experiment"])) if len(idx) else []
+    selects = _experiment_filter(experiment, stored) if experiment else None
     if export is not None:
         writable_file(export, "--export")
         try:
-            n = rs.export(export, table=table, experiment=experiment)
+            n = rs.export(export, table=table, experiment=selects)
         except ValueError as e:
             fail(str(e))
-        console.print(f"wrote {n} rows of {table} to {export}")
+        console.print(f"wrote {n} rows of {table} to {export}", markup=False, highlight=False)
         return
-    idx = rs.index()
-    if experiment and len(idx):
-        idx = idx[idx["experiment"] == experiment]
+    if selects is not None and len(idx):
+        idx = idx[idx["experiment"].map(selects)]
     if not len(idx):
-        console.print(f"no stored runs in {rs.root}/")
+        which = f" of {experiment}" if experiment else ""
+        console.print(f"no stored runs{which} in {rs.root}/", markup=False, highlight=False)
         return
     counts = idx.groupby("experiment").size().reset_index(name="runs")
     t = Table(title=f"{len(idx)} runs in {rs.root}/", title_justify="left")
     t.add_column("experiment")
     t.add_column("runs", justify="right")
     for _, r in counts.iterrows():
-        t.add_row(str(r["experiment"]), str(r["runs"]))
+        t.add_row(Text(str(r["experiment"])), str(r["runs"]))
     console.print(t)
 
 
