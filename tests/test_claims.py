@@ -106,3 +106,29 @@ def test_kernel_experiment_runs_only_with_the_flag(tmp_path):
     assert r.exit_code == 2, r.output
     assert "--kernel" in r.output and "kernel test bed" in r.output
     assert not (tmp_path / "s" / "runs").exists(), "nothing was simulated or stored"
+
+
+def test_report_marks_only_quick_runs(tmp_path):
+    from tcplab.experiments.base import Experiment, Outcome
+    from tcplab.report import write_report
+
+    class Demo(Experiment):
+        name = "demo/x"
+        paper = "demo"
+        title = "demo"
+
+        def runs(self, quick):
+            return []
+
+        def analyze(self, results, quick):
+            return Outcome(self)
+
+    o = Outcome(
+        Demo(),
+        claims=[Claim("a fails", False), Claim("b holds", True)],
+        tables={"t": pd.DataFrame({"x": [1]})},
+    )
+    for quick in (False, True):
+        text = (write_report([o], tmp_path / str(quick), quick, "").parent / "report.md").read_text()
+        assert ("(quick run)" in text) == quick
+        assert ("t (quick run):" if quick else "t:") in text, "a claim's mark leaked into a caption"

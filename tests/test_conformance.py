@@ -182,6 +182,8 @@ def test_reproduce_refuses_clearly_without_root(monkeypatch, tmp_path):
 
     monkeypatch.setattr(tcplab, "capabilities", lambda: {"testbed": []})
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    r = CliRunner().invoke(app, ["reproduce", "linux/conformance", "--quick", "--store", str(tmp_path)])
+    r = CliRunner().invoke(
+        app, ["reproduce", "linux/conformance", "--quick", "--kernel", "--store", str(tmp_path)]
+    )
     assert r.exit_code == 2
     assert "needs root" in r.output and "linux/conformance" in r.output

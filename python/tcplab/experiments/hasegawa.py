@@ -483,7 +483,7 @@ class Fig3(Experiment):
     name = "hasegawa/fig3"
     paper = "hasegawa"
     title = "Reno vs Vegas behind a DropTail router: simulation and analysis (fig. 3)"
-    ablations = stack_ablations("min-rto-1s", "delayed-ack", quick=True)
+    ablations = stack_ablations("min-rto-1s", "delayed-ack")
     setup = _setup_common(
         " DropTail router; (Nr, Nv) = (5, 5), (5, 10), (10, 5). Analysis: eqs. (5)-(12) with "
         "tau = 6.5 ms and mu = 1.5 Mb/s / 1040 B; it needs 2 tau mu + B > Nv (alpha + beta)/2."
