@@ -305,9 +305,10 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
-    writable_dir(out, "--out")
+    writable_dir(out, "--out", create=False)
     caps = capabilities()
     rs = _existing_store(store, need_runs=True)
+    writable_dir(out, "--out")
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
     for e in chosen:
@@ -347,12 +348,13 @@ def results(
     experiment: Annotated[str | None, typer.Option(help="Only this experiment's runs.")] = None,
 ) -> None:
     """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
+    if export is not None:
+        writable_file(export, "--export")
     rs = _existing_store(store, need_runs=False)
     idx = rs.index()
     stored = sorted(set(idx["experiment"])) if len(idx) else []
     selects = _experiment_filter(experiment, stored) if experiment else None
     if export is not None:
-        writable_file(export, "--export")
         try:
             n = rs.export(export, table=table, experiment=selects)
         except ValueError as e:
