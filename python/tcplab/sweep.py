@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,14 +71,16 @@ def execute_plan(
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
         staging = str(store.staging) if executor.local_files else None
         tasks = [Task(k, p.toml, staging) for k, p in todo.items()]
-        for key, encoded in executor.map(tasks):
-            p = todo[key]
-            store.put_encoded(
-                key, encoded, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
-            )
-            progress.advance(bar)
-            if on_stored:
-                on_stored(key)
+        # Closed on an exception here too (Ctrl-C while a run is stored), which stops the workers.
+        with closing(executor.map(tasks)) as results:
+            for key, encoded in results:
+                p = todo[key]
+                store.put_encoded(
+                    key, encoded, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
+                )
+                progress.advance(bar)
+                if on_stored:
+                    on_stored(key)
     return reused, len(todo)
 
 
