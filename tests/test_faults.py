@@ -17,6 +17,22 @@ import pytest
 
 TCPLAB = [sys.executable, "-m", "tcplab.cli"]
 
+#: One Reno flow for days of simulated time (hours of wall time), sampled every millisecond
+#: so the series reach a file within a second or two.
+LONG_RUN = """
+[simulation]
+duration = 1000000
+sample_interval = 0.001
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = 50 }
+[[flows]]
+src = "s0"
+dst = "d0"
+cc = "reno"
+"""
+
 
 def children(pid: int) -> set[int]:
     """Live (not zombie) processes whose parent is ``pid``, from /proc."""
@@ -92,3 +108,95 @@ def test_pool_left_by_an_exception_stops_its_workers():
         raise RuntimeError("a run failed")
     wait_for(lambda: not alive(pids), 5, f"workers {sorted(alive(pids))} to stop")
     assert time.monotonic() - t0 < 30, "the pool waited for the sleeping task"
+
+
+def interrupt(proc: subprocess.Popen) -> tuple[float, str, str]:
+    """Sends SIGINT; returns the seconds until the process ended, its stdout and stderr."""
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    return time.monotonic() - sent, out, err
+
+
+def test_sigint_stops_a_long_run_at_once_and_keeps_earlier_tables(tmp_path):
+    """Ctrl-C stops ``tcplab run`` within a second with exit code 130 and a short message;
+    the tables an earlier run wrote to the same --out directory are not touched."""
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(LONG_RUN)
+    out = tmp_path / "out"
+    out.mkdir()
+    earlier = out / "series.parquet"
+    earlier.write_bytes(b"an earlier run's complete table")
+    proc = subprocess.Popen(
+        [*TCPLAB, "run", str(scenario), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: (out / "series.parquet.partial").exists() or proc.poll() is not None, 120, "the run")
+    took, stdout, stderr = interrupt(proc)
+    assert proc.returncode == 130, stderr
+    assert took < 1.0, f"the run went on for {took:.2f} s after Ctrl-C"
+    assert stderr.strip() == "interrupted" and "Traceback" not in stdout
+    assert earlier.read_bytes() == b"an earlier run's complete table"
+    assert sorted(p.name for p in out.iterdir()) == ["series.parquet"]
+
+
+def test_sigint_stops_tcplab_run_in_the_api(tmp_path):
+    """``tcplab.run()`` raises KeyboardInterrupt on Ctrl-C (the engine runs Python's signal
+    handlers while it simulates)."""
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(LONG_RUN)
+    script = (
+        "import sys, tcplab\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    tcplab.run(sys.argv[1])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt')\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(scenario)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline() == "started\n"
+    time.sleep(0.3)  # into the engine
+    took, stdout, stderr = interrupt(proc)
+    assert (proc.returncode, stdout, stderr) == (0, "KeyboardInterrupt\n", "")
+    assert took < 1.0, f"the run went on for {took:.2f} s after Ctrl-C"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigint_stops_reproduce_and_keeps_stored_runs(tmp_path):
+    """Ctrl-C during a sweep: exit 130 within a second, no worker left, and every run stored
+    before it is complete (loads) while the interrupted ones are absent."""
+    from tcplab.store import ResultStore
+
+    store = ResultStore(tmp_path / "store")
+    proc = subprocess.Popen(
+        [*TCPLAB, "reproduce", "hasegawa/fig4", "--quick", "--jobs", "2"]
+        + ["--store", str(store.root), "--report", str(tmp_path / "report")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workers: set[int] = set()
+    try:
+        wait_for(lambda: store.run_keys() or proc.poll() is not None, 120, "a stored run")
+        workers = children(proc.pid)
+        took, _, stderr = interrupt(proc)
+        assert proc.returncode == 130, stderr
+        assert took < 1.0, f"the sweep went on for {took:.2f} s after Ctrl-C"
+        assert "Traceback" not in stderr
+        wait_for(lambda: not alive(workers), 5, f"workers {sorted(alive(workers))} to stop")
+    finally:
+        proc.kill()
+        for pid in alive(workers):
+            os.kill(pid, signal.SIGKILL)
+    keys = store.run_keys()
+    assert keys and all(len(store.load(k).flows) for k in keys)

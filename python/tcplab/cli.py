@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
+import multiprocessing
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.table import Table
@@ -389,8 +391,30 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
+        exit_interrupted()
+    except SystemExit as e:  # typer turns Ctrl-C in a command into an exit
+        if _interrupted(e):
+            exit_interrupted()
+        raise
+
+
+def _interrupted(e: BaseException | None) -> bool:
+    while e is not None and not isinstance(e, KeyboardInterrupt):
+        e = e.__cause__ or e.__context__
+    return e is not None
+
+
+def exit_interrupted() -> NoReturn:
+    """Ctrl-C: a short message and exit code 130 at once. Exit handlers run (they stop a
+    Ray instance), but not the interpreter's teardown of pandas and Arrow, which takes most
+    of a second; stored runs were each written atomically and stay."""
+    err_console.print("interrupted")
+    for child in multiprocessing.active_children():  # (exit handlers would wait for them)
+        child.terminate()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 if __name__ == "__main__":

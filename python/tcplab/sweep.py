@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import as_completed
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,23 +75,35 @@ def execute_plan(
         if not store.has(p.key) and p.key not in todo and p.key not in kernel:
             (todo if p.backend == "sim" else kernel)[p.key] = p
     reused = len({p.key for p in planned}) - len(todo) - len(kernel)
+    if todo:
+        _simulate(todo, store, executor, show_progress, on_stored)
     if kernel:  # after the simulations, alone, so that nothing disturbs the real-time runs
         _on_kernel(kernel, store, show_progress, on_stored)
-    if not todo:
-        return reused, len(kernel)
+    return reused, len(todo) + len(kernel)
+
+
+def _simulate(
+    todo: dict[str, Planned],
+    store: ResultStore,
+    executor: Executor,
+    show_progress: bool,
+    on_stored: Callable[[str], None] | None,
+) -> None:
+    """Simulates the runs with the executor, each stored as it arrives."""
     with Progress(*_COLUMNS, disable=not show_progress) as progress:
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
         staging = str(store.staging) if executor.local_files else None
         tasks = [Task(k, p.toml, staging) for k, p in todo.items()]
-        for key, encoded in executor.map(tasks):
-            p = todo[key]
-            store.put_encoded(
-                key, encoded, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
-            )
-            progress.advance(bar)
-            if on_stored:
-                on_stored(key)
-    return reused, len(todo) + len(kernel)
+        # Closed on an exception here too (Ctrl-C while a run is stored), which stops the workers.
+        with closing(executor.map(tasks)) as results:
+            for key, encoded in results:
+                p = todo[key]
+                store.put_encoded(
+                    key, encoded, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
+                )
+                progress.advance(bar)
+                if on_stored:
+                    on_stored(key)
 
 
 def _on_kernel(
