@@ -291,3 +291,67 @@ def test_megabytes_per_second_are_not_megabits():
             assert f'did you mean "{meant}"?' in e.message, e.message
         else:
             raise AssertionError(f"{rate} accepted")
+
+
+# -- what would be silently dropped or merged is refused or undefined -------------------
+
+
+CUSTOM = """
+[simulation]
+duration = 1
+
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { between = ["a", "b"], rate = "10Mbps", delay = "5ms" },
+  { between = ["b", "a"], rate = "1Mbps", delay = "50ms" },
+]
+
+[[flows]]
+src = "a"
+dst = "b"
+cc = "reno"
+"""
+
+
+def test_two_links_between_the_same_nodes_are_refused(tmp_path):
+    f = tmp_path / "twice.toml"
+    f.write_text(CUSTOM)
+    r = cli("validate", str(f))
+    assert r.exit_code == 2
+    assert "topology.links[1].between" in r.output and "already joined by topology.links[0]" in r.output
+
+
+def test_two_flows_of_one_name_are_refused(tmp_path):
+    f = tmp_path / "names.toml"
+    flow = '\n[[flows]]\nsrc = "s0"\ndst = "d0"\ncc = "reno"\nname = "bulk"\n'
+    f.write_text(SMALL.replace('cc = "reno"', 'cc = "reno"\nname = "bulk"') + flow)
+    r = cli("validate", str(f))
+    assert r.exit_code == 2
+    assert "flows[1].name" in r.output and '"bulk" is also the name of a flow of flows[0]' in r.output
+
+
+def test_jain_index_is_undefined_without_shares():
+    import math
+
+    import pandas as pd
+
+    import tcplab
+    from tcplab.analysis import jain_per_run
+
+    assert math.isnan(tcplab.jain_index([]))
+    assert math.isnan(tcplab.jain_index([0, 0, 0]))
+    assert tcplab.jain_index([1, 1]) == 1.0
+    flows = pd.DataFrame({"run": [0, 0, 1, 1], "goodput_bps": [0.0, 0.0, 3.0, 1.0]})
+    jain = jain_per_run(flows)
+    assert math.isnan(jain.loc[0]) and jain.loc[1] == 0.8
+    assert jain.mean() == 0.8 and not (jain >= 0.95).any()  # undefined never counts as fair
+
+
+def test_a_run_without_goodput_prints_an_undefined_jain_index(tmp_path):
+    f = tmp_path / "late.toml"
+    f.write_text(SMALL.replace('cc = "reno"', 'cc = "reno"\nstart = 0.99'))
+    r = cli("run", str(f))
+    assert r.exit_code == 0, r.output
+    assert "Jain index undefined (no goodput)" in " ".join(r.output.split())

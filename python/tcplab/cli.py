@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import math
 import multiprocessing
 import os
 import sys
@@ -84,9 +85,11 @@ def run_cmd(
         written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
         scenario.save(out / "scenario.toml")
     m = res.meta
+    jain = res.jain_index()
     title = (
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
-        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index {res.jain_index():.3f}"
+        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index "
+        + ("undefined (no goodput)" if math.isnan(jain) else f"{jain:.3f}")
     )
     console.print(run_view(res.flows, res.udp_flows, title, out))
     if out is not None:

@@ -11,6 +11,7 @@ pub mod schema;
 pub(crate) mod tagged;
 pub mod traces;
 mod traffic;
+mod unique;
 pub mod units;
 mod validate;
 pub mod wlan;

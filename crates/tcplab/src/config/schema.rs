@@ -577,6 +577,24 @@ pub struct FlowSpec {
     pub schedule: Vec<[Seconds; 2]>,
 }
 
+impl FlowSpec {
+    /// The name of the `k`-th flow of entry `index`: `name` (default `flow<index>`), with
+    /// `.k` appended when the entry stands for more than one flow.
+    pub fn flow_name(&self, index: usize, k: u32) -> String {
+        let base = self.base_name(index);
+        if self.count > 1 {
+            format!("{base}.{k}")
+        } else {
+            base
+        }
+    }
+
+    /// `name`, or `flow<index>` if it is not set.
+    pub fn base_name(&self, index: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("flow{index}"))
+    }
+}
+
 /// Default datagram size of a CBR flow, bytes.
 pub const DEFAULT_CBR_PACKET_SIZE: u32 = 1000;
 
