@@ -23,6 +23,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstrings' paragraphs are reflowed to the terminal's width
 )
 console = Console()
 err_console = Console(stderr=True)
@@ -62,8 +63,10 @@ def run_cmd(
     seed: Annotated[int | None, typer.Option(help="Override the scenario's seed.")] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
-    """Run one scenario, print a per-flow table and optionally write Parquet tables (the
-    time series are written while the run goes on, so long runs do not hold them in memory)."""
+    """Run one scenario, print a per-flow table and optionally write Parquet tables.
+
+    With --out the time series are written while the run goes on, so long runs do not hold
+    them in memory."""
     try:
         scenario = as_scenario(file)
         with console.status(f"simulating {file} ...", spinner="dots"):
@@ -159,8 +162,10 @@ def _experiment_filter(name: str, stored: list[str]):
 
 @app.command()
 def experiments() -> None:
-    """List every experiment of the five papers with its status on this build; papers are
-    shown by number (000-004, as in the documentation) and short name (as on this command line)."""
+    """List every experiment of the five papers with its status on this build.
+
+    Papers are shown by number (000-004, as in the documentation) and short name (as on this
+    command line); docs/papers.md maps one to the other."""
     from . import capabilities
     from .experiments import PAPERS, all_experiments
     from .papers import label
