@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .console import console, err_console, status
+from .destinations import writable_dir, writable_file
 from .errors import OutputError, ScenarioError, SimulationError
-from .runner import as_scenario, run
+from .exits import EXIT_ENGINE_BUG, Commands, fail
+from .runner import SEED_MAX, as_scenario, run
 from .tables import SeriesFiles
 from .views import run_view, scenario_view
 
@@ -24,16 +26,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode="markdown",  # docstrings' paragraphs are reflowed to the terminal's width
+    cls=Commands,
 )
-console = Console()
-err_console = Console(stderr=True)
-
-EXIT_BAD_INPUT = 2
-
-
-def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
 
 
 def _version(value: bool) -> None:
@@ -60,16 +54,20 @@ def _options(
 @app.command("run")
 def run_cmd(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    seed: Annotated[int | None, typer.Option(help="Override the scenario's seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Override the scenario's seed.", min=0, max=SEED_MAX)
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
     """Run one scenario, print a per-flow table and optionally write Parquet tables.
 
     With --out the time series are written while the run goes on, so long runs do not hold
     them in memory."""
+    if out is not None:
+        writable_dir(out, "--out")
     try:
         scenario = as_scenario(file)
-        with console.status(f"simulating {file} ...", spinner="dots"):
+        with status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
             if out is None:
                 res = run(scenario, seed=seed)
@@ -80,9 +78,12 @@ def run_cmd(
     except ScenarioError as e:
         fail(f"{file}: {e}")
     except SimulationError as e:
-        fail(str(e), code=3)
+        fail(str(e), code=EXIT_ENGINE_BUG)
     except OutputError as e:
         fail(f"{e} (pcap traces need --out DIR)")
+    if out is not None:  # results reach the disk before anything is printed
+        written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
+        scenario.save(out / "scenario.toml")
     m = res.meta
     title = (
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
@@ -90,8 +91,6 @@ def run_cmd(
     )
     console.print(run_view(res.flows, res.udp_flows, title, out))
     if out is not None:
-        written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
-        scenario.save(out / "scenario.toml")
         console.print(f"wrote {len(written)} tables and scenario.toml to {out}/")
 
 
@@ -177,6 +176,8 @@ def experiments() -> None:
     for e in all_experiments():
         missing = e.missing(caps)
         status = Text("ready", "green") if not missing else Text(f"needs: {', '.join(missing)}", "yellow")
+        if e.on_kernel:
+            status.append(f" · kernel test bed: root and --kernel, {e.kernel_time or 'real time'}")
         table.add_row(Text(e.name), Text(label(e.paper)), Text(e.title), status)
     console.print(table)
     console.print("papers (docs/papers.md):", markup=False, highlight=False)
@@ -195,6 +196,13 @@ def reproduce(
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
     store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
     report: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
+    kernel: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the experiments on the kernel test bed (root; real time: code/linux-fig19 "
+            "takes about 65 min)."
+        ),
+    ] = False,
 ) -> None:
     """Run experiments (reusing stored runs) and write the reproduction report."""
     from . import capabilities
@@ -202,6 +210,7 @@ def reproduce(
     from .experiments import resolve
     from .experiments.base import Outcome
     from .report import write_report
+    from .store import DEFAULT_ROOT
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
@@ -211,9 +220,20 @@ def reproduce(
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
         fail(str(e.args[0] if e.args else e))
+    if not kernel:
+        named = [e.name for e in chosen if e.on_kernel and e.name in names]
+        if named:
+            e = next(e for e in chosen if e.name == named[0])
+            fail(
+                f"{e.name} runs on the kernel test bed (root, {e.kernel_time or 'real time'}): add --kernel "
+                "to run it"
+            )
+    writable_dir(report, "--report")
+    writable_dir(store or DEFAULT_ROOT, "--store")
     caps = capabilities()
-    ready = [e for e in chosen if not e.missing(caps)]
-    blocked = [e for e in chosen if e.missing(caps)]
+    skipped = [] if kernel else [e for e in chosen if e.on_kernel]
+    ready = [e for e in chosen if not e.missing(caps) and e not in skipped]
+    blocked = [e for e in chosen if e.missing(caps) and e not in skipped]
     for e in blocked:
         if e.explicit and "testbed:kernel" in e.missing(caps):
             from .testbed.available import missing_tools
@@ -234,6 +254,7 @@ def reproduce(
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
     outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)
     outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
+    outcomes += [Outcome(e, status="not run: kernel test bed (--kernel)") for e in skipped]
     order = {e.name: i for i, e in enumerate(chosen)}
     outcomes.sort(key=lambda o: order[o.experiment.name])
     t2 = time.perf_counter()
@@ -289,8 +310,9 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    rs = _existing_store(store, need_runs=True)  # before --out is created: nothing to report
+    writable_dir(out, "--out")
     caps = capabilities()
-    rs = _existing_store(store, need_runs=True)
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
     for e in chosen:
@@ -335,6 +357,7 @@ def results(
     stored = sorted(set(idx["experiment"])) if len(idx) else []
     selects = _experiment_filter(experiment, stored) if experiment else None
     if export is not None:
+        writable_file(export, "--export")
         try:
             n = rs.export(export, table=table, experiment=selects)
         except ValueError as e:

@@ -197,9 +197,9 @@ def write_report(
                 md.append(f"Claims of the paper, checked against our data{mark}:")
                 h.append("<ul class='claims'>")
                 for c in o.claims:
-                    mark, line = MARKS[c.verdict], _claim_line(c)
-                    md.append(f"- {mark} {c.text} ({line})")
-                    h.append(f"<li>{mark} {html.escape(c.text)} <i>({html.escape(line)})</i></li>")
+                    sign, line = MARKS[c.verdict], _claim_line(c)
+                    md.append(f"- {sign} {c.text} ({line})")
+                    h.append(f"<li>{sign} {html.escape(c.text)} <i>({html.escape(line)})</i></li>")
                 h.append("</ul>")
             for r in o.ablations:
                 line = (

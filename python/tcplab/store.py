@@ -23,6 +23,7 @@ import pyarrow as pa
 from . import _engine
 from .result import Result
 from .tables import SUFFIX, TABLES, EncodedRun, encode_run, read_table
+from .worker_pool import pid_alive
 
 DEFAULT_ROOT = Path("results")
 
@@ -96,7 +97,7 @@ class ResultStore:
         for d in tmp.iterdir():
             parts = d.name.split("-")
             pid = int(parts[1]) if len(parts) >= 3 and parts[1].isdigit() else None
-            if pid is not None and _alive(pid):
+            if pid is not None and pid_alive(pid):
                 continue
             shutil.rmtree(d, ignore_errors=True)
             removed += 1
@@ -208,13 +209,3 @@ def load_table(directory: Path, name: str) -> pd.DataFrame | None:
         return read_table(path).to_pandas()
     legacy = directory / f"{name}.parquet"
     return pd.read_parquet(legacy) if legacy.exists() else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
