@@ -28,6 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstrings' paragraphs are reflowed to the terminal's width
     cls=Commands,
 )
 
@@ -61,8 +62,10 @@ def run_cmd(
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
-    """Run one scenario, print a per-flow table and optionally write Parquet tables (the
-    time series are written while the run goes on, so long runs do not hold them in memory)."""
+    """Run one scenario, print a per-flow table and optionally write Parquet tables.
+
+    With --out the time series are written while the run goes on, so long runs do not hold
+    them in memory."""
     if out is not None:
         writable_dir(out, "--out")
     try:
@@ -163,8 +166,10 @@ def _experiment_filter(name: str, stored: list[str]):
 
 @app.command()
 def experiments() -> None:
-    """List every experiment of the five papers with its status on this build; papers are
-    shown by number (000-004, as in the documentation) and short name (as on this command line)."""
+    """List every experiment of the five papers with its status on this build.
+
+    Papers are shown by number (000-004, as in the documentation) and short name (as on this
+    command line); docs/papers.md maps one to the other."""
     from . import capabilities
     from .experiments import PAPERS, all_experiments
     from .papers import label
@@ -311,9 +316,9 @@ def report_cmd(
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
     writable_dir(out, "--out", create=False)
-    caps = capabilities()
-    rs = _existing_store(store, need_runs=True)
+    rs = _existing_store(store, need_runs=True)  # before --out is created: nothing to report
     writable_dir(out, "--out")
+    caps = capabilities()
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
     for e in chosen:
