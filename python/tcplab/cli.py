@@ -161,11 +161,15 @@ def reproduce(
     from .executors import make_executor
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    try:
+        check_report_dir(report)
+    except OutputError as e:
+        fail(f"--report {e}")
     try:
         chosen = resolve(names)
         ex = make_executor(executor, jobs, address)
@@ -240,7 +244,7 @@ def report_cmd(
     from . import capabilities
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .sweep import analyze, plan
 
     try:
@@ -249,6 +253,10 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    try:
+        check_report_dir(out)
+    except OutputError as e:
+        fail(f"--out {e}")
     caps = capabilities()
     rs = _store(store)
     outcomes: dict[str, Outcome] = {}

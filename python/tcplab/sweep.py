@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +21,7 @@ from .executors import Executor, Task
 from .experiments.ablation import AblatedExperiment, ablated, explain
 from .experiments.base import Experiment, Outcome
 from .result import Result
-from .store import ResultStore, run_key
+from .store import ResultStore, RunClaim, run_key
 from .worker_pool import worker_pool
 
 
@@ -50,15 +50,17 @@ def execute_plan(
     show_progress: bool = True,
     on_stored: Callable[[str], None] | None = None,
 ) -> tuple[int, int]:
-    """Runs what the store lacks; returns (runs reused, runs executed)."""
+    """Runs what the store lacks; returns (runs reused, runs executed). A run that another
+    sweep into the same store is simulating is waited for and reused, not simulated again
+    (see store.py); if that sweep dies first, this one simulates the run."""
     store.clean_stale()
     todo: dict[str, Planned] = {}
     for p in planned:
         if not store.has(p.key) and p.key not in todo:
             todo[p.key] = p
-    reused = len({p.key for p in planned}) - len(todo)
+    unique = len({p.key for p in planned})
     if not todo:
-        return reused, 0
+        return unique, 0
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -67,21 +69,72 @@ def execute_plan(
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
+    executed = 0
     with Progress(*columns, disable=not show_progress) as progress:
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
-        staging = str(store.staging) if executor.local_files else None
-        tasks = [Task(k, p.toml, staging) for k, p in todo.items()]
+
+        def stored(key: str) -> None:
+            progress.advance(bar)
+            if on_stored:
+                on_stored(key)
+
+        waiting = list(todo)
+        while waiting:
+            elsewhere: list[str] = []
+            executed += _execute_claimed(waiting, todo, store, executor, stored, elsewhere)
+            # Holding no claim now (so no two sweeps wait for each other): wait for the runs
+            # other sweeps claimed; those they gave up are tried again.
+            waiting = []
+            for key in elsewhere:
+                with store.claim(key):
+                    if store.has(key):
+                        stored(key)
+                    else:
+                        waiting.append(key)
+    return unique - executed, executed
+
+
+def _execute_claimed(
+    keys: list[str],
+    todo: dict[str, Planned],
+    store: ResultStore,
+    executor: Executor,
+    stored: Callable[[str], None],
+    elsewhere: list[str],
+) -> int:
+    """Simulates and stores each of ``keys`` that this process can claim, claiming each just
+    before it starts; appends those claimed by other processes to ``elsewhere``. Returns
+    how many were simulated."""
+    claims: dict[str, RunClaim] = {}
+    staging = str(store.staging) if executor.local_files else None
+
+    def claimed_tasks() -> Iterator[Task]:
+        for key in keys:
+            claim = store.try_claim(key)
+            if claim is None:
+                elsewhere.append(key)
+            elif store.has(key):  # stored by another sweep since the plan was made
+                claim.release()
+                stored(key)
+            else:
+                claims[key] = claim
+                yield Task(key, todo[key].toml, staging)
+
+    executed = 0
+    try:
         # Closed on an exception here too (Ctrl-C while a run is stored), which stops the workers.
-        with closing(executor.map(tasks)) as results:
+        with closing(executor.map(claimed_tasks())) as results:
             for key, encoded in results:
                 p = todo[key]
-                store.put_encoded(
-                    key, encoded, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
-                )
-                progress.advance(bar)
-                if on_stored:
-                    on_stored(key)
-    return reused, len(todo)
+                info = {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
+                store.put_encoded(key, encoded, info)
+                claims.pop(key).release()
+                executed += 1
+                stored(key)
+    finally:
+        for claim in claims.values():
+            claim.release()
+    return executed
 
 
 def analyze(
