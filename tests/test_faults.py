@@ -7,6 +7,7 @@ a second process) and checks what is left behind: processes, exit codes, stores,
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -14,6 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from tcplab.store import ResultStore
 
 TCPLAB = [sys.executable, "-m", "tcplab.cli"]
 
@@ -175,8 +178,6 @@ def test_sigint_stops_tcplab_run_in_the_api(tmp_path):
 def test_sigint_stops_reproduce_and_keeps_stored_runs(tmp_path):
     """Ctrl-C during a sweep: exit 130 within a second, no worker left, and every run stored
     before it is complete (loads) while the interrupted ones are absent."""
-    from tcplab.store import ResultStore
-
     store = ResultStore(tmp_path / "store")
     proc = subprocess.Popen(
         [*TCPLAB, "reproduce", "hasegawa/fig4", "--quick", "--jobs", "2"]
@@ -200,3 +201,73 @@ def test_sigint_stops_reproduce_and_keeps_stored_runs(tmp_path):
             os.kill(pid, signal.SIGKILL)
     keys = store.run_keys()
     assert keys and all(len(store.load(k).flows) for k in keys)
+
+
+def test_concurrent_reproductions_share_the_work(tmp_path):
+    """Two reproductions into one store simulate each run once (a run the other claimed is
+    waited for and loaded), and both write a complete report."""
+    store = tmp_path / "store"
+
+    def reproduce(report: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [*TCPLAB, "reproduce", "fahmy/fig3", "fahmy/table4", "--quick", "--jobs", "1"]
+            + ["--store", str(store), "--report", str(tmp_path / report)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "COLUMNS": "1000"},  # one line per message
+        )
+
+    procs = [reproduce("a"), reproduce("b")]
+    counts = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        m = re.search(r"(\d+) runs planned: (\d+) reused from .*, (\d+) simulated", out)
+        assert m, out
+        counts.append((int(m[2]), int(m[3])))
+    (reused_a, simulated_a), (reused_b, simulated_b) = counts
+    unique = reused_a + simulated_a
+    assert reused_b + simulated_b == unique == len(ResultStore(store).run_keys())
+    assert simulated_a + simulated_b == unique, f"runs simulated twice: {counts}"
+    reports = [tmp_path / "a", tmp_path / "b"]
+    for report in reports:
+        assert "fahmy/table4" in (report / "report.md").read_text()
+        figures = re.findall(r"figures/([\w.-]+\.svg)", (report / "index.html").read_text())
+        assert figures and all((report / "figures" / f).is_file() for f in figures)
+    assert {p.name for p in (reports[0] / "figures").iterdir()} == {
+        p.name for p in (reports[1] / "figures").iterdir()
+    }
+
+
+def test_a_run_claim_is_exclusive_and_dies_with_its_holder(tmp_path):
+    """A sweep killed while it simulates a run leaves no stale claim on it."""
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\n"
+            "from tcplab.store import ResultStore\n"
+            "claim = ResultStore(sys.argv[1]).try_claim('k')\n"
+            "print(claim is not None, flush=True)\n"
+            "time.sleep(120)\n",
+            str(tmp_path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "True\n"
+        store = ResultStore(tmp_path)
+        assert store.try_claim("k") is None
+        other = store.try_claim("other")
+        assert other is not None
+        other.release()
+    finally:
+        holder.kill()
+        holder.wait()
+    with store.claim("k"):  # (would wait for ever if the dead holder's claim stayed)
+        assert store.try_claim("k") is None
+    again = store.try_claim("k")
+    assert again is not None
+    again.release()

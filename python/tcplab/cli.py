@@ -214,12 +214,16 @@ def reproduce(
     from .executors import make_executor
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .store import DEFAULT_ROOT
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    try:
+        check_report_dir(report)
+    except OutputError as e:
+        fail(f"--report {e}")
     try:
         chosen = resolve(names)
         ex = make_executor(executor, jobs, address)
@@ -306,7 +310,7 @@ def report_cmd(
     from . import capabilities
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .sweep import analyze, plan
 
     try:
@@ -315,9 +319,11 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
-    writable_dir(out, "--out", create=False)
+    try:
+        check_report_dir(out)
+    except OutputError as e:
+        fail(f"--out {e}")
     rs = _existing_store(store, need_runs=True)  # before --out is created: nothing to report
-    writable_dir(out, "--out")
     caps = capabilities()
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
