@@ -16,14 +16,16 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from collections.abc import Generator, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Protocol
 
 from .runner import run_raw
 from .tables import EncodedRun, SeriesFiles, encode_run
+from .worker_pool import worker_pool
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,9 @@ class Executor(Protocol):
     #: Whether workers write to the file system of the process that owns the store.
     local_files: bool
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]: ...
+    def map(self, tasks: Iterable[Task]) -> Generator[tuple[str, EncodedRun], None, None]:
+        """Results as runs finish; closing the generator stops the runs still going."""
+        ...
 
 
 class SerialExecutor:
@@ -73,7 +77,10 @@ class SerialExecutor:
 
 
 class LocalExecutor:
-    """All local cores (a process pool); results are yielded as they finish."""
+    """All local cores (a process pool whose workers die with this process, see
+    worker_pool.py); results are yielded as they finish. Tasks are taken from ``tasks`` only
+    as workers become free, so a task iterator that claims runs (sweep.py) claims each just
+    before it starts."""
 
     name = "local"
     local_files = True
@@ -82,14 +89,17 @@ class LocalExecutor:
         self.jobs = jobs or os.cpu_count() or 1
 
     def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]:
-        tasks = list(tasks)
-        if self.jobs == 1 or len(tasks) <= 1:
-            yield from SerialExecutor().map(tasks)
+        source = iter(tasks)
+        in_flight = 2 * self.jobs  # a task waits beside each running one: no idle worker
+        first = list(islice(source, in_flight))
+        if self.jobs == 1 or len(first) <= 1:
+            yield from SerialExecutor().map(chain(first, source))
             return
-        with ProcessPoolExecutor(max_workers=min(self.jobs, len(tasks))) as pool:
-            pending = {pool.submit(execute, t) for t in tasks}
+        with worker_pool(min(self.jobs, len(first))) as pool:
+            pending = {pool.submit(execute, t) for t in first}
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                pending |= {pool.submit(execute, t) for t in islice(source, len(done))}
                 for f in done:
                     yield f.result()
 

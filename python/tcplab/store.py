@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ import pyarrow as pa
 from . import _engine
 from .result import Result
 from .tables import SUFFIX, TABLES, EncodedRun, encode_run, read_table
+from .worker_pool import pid_alive
 
 DEFAULT_ROOT = Path("results")
 
@@ -95,7 +97,7 @@ class ResultStore:
         for d in tmp.iterdir():
             parts = d.name.split("-")
             pid = int(parts[1]) if len(parts) >= 3 and parts[1].isdigit() else None
-            if pid is not None and _alive(pid):
+            if pid is not None and pid_alive(pid):
                 continue
             shutil.rmtree(d, ignore_errors=True)
             removed += 1
@@ -154,15 +156,22 @@ class ResultStore:
             )
         return pd.DataFrame(rows)
 
-    def export(self, path: str | Path, table: str = "flows", experiment: str | None = None) -> int:
+    def export(
+        self,
+        path: str | Path,
+        table: str = "flows",
+        experiment: str | Callable[[str], bool] | None = None,
+    ) -> int:
         """Concatenates one table of every stored run (with key, experiment and parameter
-        columns) into a single Parquet file; returns the number of rows written."""
+        columns) into a single Parquet file; returns the number of rows written.
+        ``experiment``: only the runs of this experiment, or of those it accepts."""
         if table not in TABLES:
             raise ValueError(f"table {table!r} is unknown; one of {', '.join(TABLES)}")
         frames = []
         for k in self.run_keys():
             m = self.info(k)
-            if experiment and m.get("experiment") != experiment:
+            name = m.get("experiment", "")
+            if experiment and not (experiment(name) if callable(experiment) else name == experiment):
                 continue
             df = load_table(self._dir(k), table)
             if df is None:
@@ -200,13 +209,3 @@ def load_table(directory: Path, name: str) -> pd.DataFrame | None:
         return read_table(path).to_pandas()
     legacy = directory / f"{name}.parquet"
     return pd.read_parquet(legacy) if legacy.exists() else None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

@@ -6,6 +6,7 @@
 
 mod error;
 pub mod jitter;
+pub mod keys;
 pub mod queues;
 pub mod schema;
 mod shape;

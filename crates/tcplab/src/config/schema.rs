@@ -197,6 +197,8 @@ fn default_access() -> LinkSpec {
     LinkSpec::new(100e6, 0.001, 1000)
 }
 
+/// One link of a custom topology. Its own keys (not those of `link`) are listed by hand in
+/// `config::keys::schema`, because `flatten` hides them from serde's field list.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CustomLink {

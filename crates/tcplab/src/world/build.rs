@@ -207,6 +207,7 @@ impl World {
             prefetch,
             cc_vars: Vec::new(),
             traces: super::trace::Traces::requested(taps),
+            interrupt: None,
         })
     }
 }

@@ -1,0 +1,202 @@
+"""Fault injection: killed and interrupted processes, concurrent reproductions.
+
+Each test starts the real ``tcplab`` command in a subprocess, injects the fault (a signal,
+a second process) and checks what is left behind: processes, exit codes, stores, reports.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TCPLAB = [sys.executable, "-m", "tcplab.cli"]
+
+#: One Reno flow for days of simulated time (hours of wall time), sampled every millisecond
+#: so the series reach a file within a second or two.
+LONG_RUN = """
+[simulation]
+duration = 1000000
+sample_interval = 0.001
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = { rate = "10Mbps", delay = "20ms", buffer = 50 }
+[[flows]]
+src = "s0"
+dst = "d0"
+cc = "reno"
+"""
+
+
+def children(pid: int) -> set[int]:
+    """Live (not zombie) processes whose parent is ``pid``, from /proc."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        if int(ppid) == pid and state != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    """Those of ``pids`` that still run (a zombie has stopped running)."""
+    out = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+def wait_for(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    pytest.fail(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigkill_of_reproduce_leaves_no_worker(tmp_path):
+    """Workers die with the main process, and the output pipe closes (a reader is not left
+    waiting, as ``| tee`` was)."""
+    proc = subprocess.Popen(
+        [*TCPLAB, "reproduce", "hasegawa/fig4", "--quick", "--jobs", "2"]
+        + ["--store", str(tmp_path / "store"), "--report", str(tmp_path / "report")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    workers: set[int] = set()
+    try:
+        workers = wait_for(lambda: c if len(c := children(proc.pid)) >= 2 else None, 120, "workers")
+        proc.kill()
+        proc.wait()
+        wait_for(lambda: not alive(workers), 5, f"workers {sorted(alive(workers))} to die")
+        # Every writer of the pipe is gone, so reading it ends (`| tee` waited for ever).
+        proc.communicate(timeout=5)
+    finally:
+        proc.kill()
+        for pid in alive(workers):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_pool_left_by_an_exception_stops_its_workers():
+    """A failed or interrupted sweep does not wait for the runs in flight (nor leave them)."""
+    from tcplab.worker_pool import worker_pool
+
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="a run failed"), worker_pool(2) as pool:
+        pids = {pool.submit(os.getpid).result() for _ in range(4)}
+        pool.submit(time.sleep, 60)
+        raise RuntimeError("a run failed")
+    wait_for(lambda: not alive(pids), 5, f"workers {sorted(alive(pids))} to stop")
+    assert time.monotonic() - t0 < 30, "the pool waited for the sleeping task"
+
+
+def interrupt(proc: subprocess.Popen) -> tuple[float, str, str]:
+    """Sends SIGINT; returns the seconds until the process ended, its stdout and stderr."""
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    return time.monotonic() - sent, out, err
+
+
+def test_sigint_stops_a_long_run_at_once_and_keeps_earlier_tables(tmp_path):
+    """Ctrl-C stops ``tcplab run`` within a second with exit code 130 and a short message;
+    the tables an earlier run wrote to the same --out directory are not touched."""
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(LONG_RUN)
+    out = tmp_path / "out"
+    out.mkdir()
+    earlier = out / "series.parquet"
+    earlier.write_bytes(b"an earlier run's complete table")
+    proc = subprocess.Popen(
+        [*TCPLAB, "run", str(scenario), "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wait_for(lambda: (out / "series.parquet.partial").exists() or proc.poll() is not None, 120, "the run")
+    took, stdout, stderr = interrupt(proc)
+    assert proc.returncode == 130, stderr
+    assert took < 1.0, f"the run went on for {took:.2f} s after Ctrl-C"
+    assert stderr.strip() == "interrupted" and "Traceback" not in stdout
+    assert earlier.read_bytes() == b"an earlier run's complete table"
+    assert sorted(p.name for p in out.iterdir()) == ["series.parquet"]
+
+
+def test_sigint_stops_tcplab_run_in_the_api(tmp_path):
+    """``tcplab.run()`` raises KeyboardInterrupt on Ctrl-C (the engine runs Python's signal
+    handlers while it simulates)."""
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(LONG_RUN)
+    script = (
+        "import sys, tcplab\n"
+        "print('started', flush=True)\n"
+        "try:\n"
+        "    tcplab.run(sys.argv[1])\n"
+        "except KeyboardInterrupt:\n"
+        "    print('KeyboardInterrupt')\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, str(scenario)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline() == "started\n"
+    time.sleep(0.3)  # into the engine
+    took, stdout, stderr = interrupt(proc)
+    assert (proc.returncode, stdout, stderr) == (0, "KeyboardInterrupt\n", "")
+    assert took < 1.0, f"the run went on for {took:.2f} s after Ctrl-C"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigint_stops_reproduce_and_keeps_stored_runs(tmp_path):
+    """Ctrl-C during a sweep: exit 130 within a second, no worker left, and every run stored
+    before it is complete (loads) while the interrupted ones are absent."""
+    from tcplab.store import ResultStore
+
+    store = ResultStore(tmp_path / "store")
+    proc = subprocess.Popen(
+        [*TCPLAB, "reproduce", "hasegawa/fig4", "--quick", "--jobs", "2"]
+        + ["--store", str(store.root), "--report", str(tmp_path / "report")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    workers: set[int] = set()
+    try:
+        wait_for(lambda: store.run_keys() or proc.poll() is not None, 120, "a stored run")
+        workers = children(proc.pid)
+        took, _, stderr = interrupt(proc)
+        assert proc.returncode == 130, stderr
+        assert took < 1.0, f"the sweep went on for {took:.2f} s after Ctrl-C"
+        assert "Traceback" not in stderr
+        wait_for(lambda: not alive(workers), 5, f"workers {sorted(alive(workers))} to stop")
+    finally:
+        proc.kill()
+        for pid in alive(workers):
+            os.kill(pid, signal.SIGKILL)
+    keys = store.run_keys()
+    assert keys and all(len(store.load(k).flows) for k in keys)
