@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
+import math
+import multiprocessing
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.table import Table
@@ -85,9 +88,11 @@ def run_cmd(
         written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
         scenario.save(out / "scenario.toml")
     m = res.meta
+    jain = res.jain_index()
     title = (
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
-        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index {res.jain_index():.3f}"
+        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index "
+        + ("undefined (no goodput)" if math.isnan(jain) else f"{jain:.3f}")
     )
     console.print(run_view(res.flows, res.udp_flows, title, out))
     if out is not None:
@@ -226,12 +231,16 @@ def reproduce(
     from .executors import make_executor
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .store import DEFAULT_ROOT
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    try:
+        check_report_dir(report)
+    except OutputError as e:
+        fail(f"--report {e}")
     try:
         chosen = resolve(names)
         ex = make_executor(executor, jobs, address)
@@ -318,7 +327,7 @@ def report_cmd(
     from . import capabilities
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .sweep import analyze, plan
 
     try:
@@ -327,8 +336,11 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    try:
+        check_report_dir(out)
+    except OutputError as e:
+        fail(f"--out {e}")
     rs = _existing_store(store, need_runs=True)  # before --out is created: nothing to report
-    writable_dir(out, "--out")
     caps = capabilities()
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
@@ -369,12 +381,13 @@ def results(
     experiment: Annotated[str | None, typer.Option(help="Only this experiment's runs.")] = None,
 ) -> None:
     """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
+    if export is not None:
+        writable_file(export, "--export")
     rs = _existing_store(store, need_runs=False)
     idx = rs.index()
     stored = sorted(set(idx["experiment"])) if len(idx) else []
     selects = _experiment_filter(experiment, stored) if experiment else None
     if export is not None:
-        writable_file(export, "--export")
         try:
             n = rs.export(export, table=table, experiment=selects)
         except ValueError as e:
@@ -409,8 +422,30 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
+        exit_interrupted()
+    except SystemExit as e:  # typer turns Ctrl-C in a command into an exit
+        if _interrupted(e):
+            exit_interrupted()
+        raise
+
+
+def _interrupted(e: BaseException | None) -> bool:
+    while e is not None and not isinstance(e, KeyboardInterrupt):
+        e = e.__cause__ or e.__context__
+    return e is not None
+
+
+def exit_interrupted() -> NoReturn:
+    """Ctrl-C: a short message and exit code 130 at once. Exit handlers run (they stop a
+    Ray instance), but not the interpreter's teardown of pandas and Arrow, which takes most
+    of a second; stored runs were each written atomically and stay."""
+    err_console.print("interrupted")
+    for child in multiprocessing.active_children():  # (exit handlers would wait for them)
+        child.terminate()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 if __name__ == "__main__":
