@@ -68,6 +68,14 @@ CAUSES: dict[str, Cause] = {
             "Two statements or numbers of the paper cannot hold together; the claim's "
             "explanation shows the arithmetic.",
         ),
+        Cause(
+            "single-run",
+            "One deterministic run per point in the paper",
+            "each point repeated over start phases (flows start uniformly in [0, 1] s, seeds)",
+            "The paper reports a single deterministic simulation per point, whose outcome can "
+            "hinge on the phase at which the flows meet; the claim's explanation counts the "
+            "phases of ours that show the paper's outcome.",
+        ),
     )
 }
 
