@@ -232,3 +232,17 @@ def _without_pifs_backoff(doc: dict[str, Any]) -> None:
     topology = doc.get("topology", {})
     if topology.get("ap_access") == "pifs":
         topology["ap_backoff"] = False
+
+
+def vegasplus_window_ablation(quick: bool = False) -> Ablation:
+    """Vegas+'s count moved only while the window is unchanged, as 002 section 6 summarises
+    003's rule ("count + 1 if rtt > rtt_p and ws = ws_p, count - 1 if rtt < rtt_p and
+    ws = ws_p"), instead of 003 section 5.1's wording (only the increment needs a window that
+    did not grow)."""
+    return Ablation(
+        "count-window-unchanged",
+        "vegasplus-count",
+        'vegas_plus: count_window = "unchanged"',
+        set_cc_params("vegas_plus", count_window="unchanged"),
+        quick=quick,
+    )

@@ -44,9 +44,12 @@ CAUSES: dict[str, Cause] = {
         Cause(
             "vegasplus-count",
             "Vegas+ mode-switch count rule",
-            'cc = { name = "vegas_plus", count_every = "ack" | "round" }',
+            'cc = { name = "vegas_plus", count_every = "ack" | "round", '
+            'count_window = "not_increased" | "unchanged" }',
             "003 section 5.1 moves the count 'on every receipt of an ACK' but compares Vegas's "
-            "RTT, which Vegas measures once per round.",
+            "RTT, which Vegas measures once per round; it lowers the count on any falling RTT, "
+            "while 002 section 6, summarising the same rule, moves it either way only while the "
+            "window is unchanged.",
         ),
         Cause(
             "stack-conventions",
