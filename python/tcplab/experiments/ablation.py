@@ -246,3 +246,15 @@ def vegasplus_window_ablation(quick: bool = False) -> Ablation:
         set_cc_params("vegas_plus", count_window="unchanged"),
         quick=quick,
     )
+
+
+def vegas_ns2_module_ablation() -> Ablation:
+    """Vegas as NS-2's own module (Agent/TCP/Vegas, tcp-vegas.cc: Delta from the mean of the
+    round's RTT samples, fine-grained retransmission, cwnd to 3/4 on a retransmission, 2 after
+    a timeout) instead of Linux's tcp_vegas; 004 names both (see the cause)."""
+    return Ablation(
+        "vegas-ns2-module",
+        "vegas-module",
+        'vegas: variant = "paper", rtt = "mean" (NS-2\'s module)',
+        set_cc_params("vegas", variant="paper", rtt="mean"),
+    )

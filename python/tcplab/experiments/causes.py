@@ -79,6 +79,14 @@ CAUSES: dict[str, Cause] = {
             "hinge on the phase at which the flows meet; the claim's explanation counts the "
             "phases of ours that show the paper's outcome.",
         ),
+        Cause(
+            "vegas-module",
+            "Which Vegas implementation 004 ran",
+            'cc = { name = "vegas", variant = "linux" | "paper", rtt = "min" | "mean" }',
+            "004 section II-A says it used each variant's own NS-2 module where one exists (NS-2 "
+            "has Agent/TCP/Vegas, which takes the mean of a round's RTT samples) and Linux code "
+            "otherwise, yet describes Vegas by Linux's rule (the minimum RTT of each round).",
+        ),
     )
 }
 
