@@ -145,7 +145,9 @@ def test_reading_ablations_edit_only_their_algorithm_into_valid_scenarios():
     assert doc["flows"][0]["cc"]["rtt"] == "mean" and doc["flows"][0]["cc"]["alpha"] == 2
     Scenario(doc).validate()
     plus = {**hasegawa.VEGAS_PLUS_8.vegas_cc}
-    doc = Scenario(hasegawa.hasegawa_scenario(1, 1, 50, vegas_cc=plus, duration=1.0).doc).doc
+    doc = Scenario(
+        hasegawa.hasegawa_scenario(1, 1, 50, vegas_cc=plus, duration=1.0, measure=(0.0, 1.0)).doc
+    ).doc
     vegasplus_window_ablation().edit(doc)
     assert [f["cc"] if f["cc"] == "reno" else f["cc"]["count_window"] for f in doc["flows"]] == [
         "reno",
