@@ -1,5 +1,7 @@
 //! What a scenario describes, without running it: the network its topology expands to
-//! (`tcplab validate` prints it), from the same expansion the engine builds its world from.
+//! (`tcplab validate` prints it), from the same expansion the engine builds its world from;
+//! and what a scenario may say: every key of the schema (the documentation is tested
+//! against it).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -45,5 +47,25 @@ pub fn topology<'py>(py: Python<'py>, scenario: &str) -> PyResult<Bound<'py, PyD
         wlans.append(d)?;
     }
     out.set_item("wlans", wlans)?;
+    Ok(out)
+}
+
+/// Every table of the scenario schema: a list of dicts with `path` (`tcp`, `flows[]`,
+/// `queue(kind=red)`, ...; see `tcplab::config::keys`), `keys` and `choices` (key -> the
+/// names its value may take).
+#[pyfunction]
+pub fn schema<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for t in tcplab::config::keys::schema() {
+        let d = PyDict::new(py);
+        d.set_item("path", t.path)?;
+        d.set_item("keys", t.keys)?;
+        let choices = PyDict::new(py);
+        for (key, names) in t.choices {
+            choices.set_item(key, names)?;
+        }
+        d.set_item("choices", choices)?;
+        out.append(d)?;
+    }
     Ok(out)
 }
