@@ -32,7 +32,7 @@ pub struct VegasPlusParams {
 /// window: count + 1 if rtt > rtt_p and ws = ws_p, count - 1 if rtt < rtt_p and ws = ws_p.
 /// With the second reading an aggressive Vegas+, whose window grows on every ACK, keeps its
 /// count until losses halve it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CountWindow {
     /// 003 section 5.1 as written: + 1 needs a window not larger than before; - 1 any window.
