@@ -76,8 +76,8 @@ def run_cmd(
         scenario = as_scenario(file)
         with console.status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
-            if out is None:
-                res = run(scenario, seed=seed)
+            if out is None:  # the table needs no series: memory stays flat however long the run
+                res = run(scenario, seed=seed, keep_series=False)
             else:
                 with SeriesFiles(out, parquet=True) as series:
                     res = run(scenario, seed=seed, out_dir=out, series_sink=series)
