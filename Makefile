@@ -29,8 +29,11 @@ system-deps:
 run: build
 	$(BIN)/tcplab reproduce all --report report
 
+# As root the quick run includes the kernel test bed's side of code/linux-fig19 (~2 min).
+KERNEL_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --kernel)
+
 reproduce-quick: build
-	$(BIN)/tcplab reproduce all --quick --store results-quick --report report-quick
+	$(BIN)/tcplab reproduce all --quick $(KERNEL_FLAG) --store results-quick --report report-quick
 
 lint: setup
 	cargo fmt --all --check

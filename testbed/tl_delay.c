@@ -6,6 +6,8 @@
  * It runs inside its own network namespace between the router and the receiver; frames
  * never leave the namespaces the test bed creates. Checksum offload and GSO/GRO must be
  * off on the veths (the test bed does this) so that every frame is a complete packet.
+ * Frames of any size a veth carries (MTU up to 65535) pass whole: each is queued in a
+ * buffer of its own length, up to SLOTS frames and QUEUE_BYTES bytes per direction.
  *
  * usage: tl_delay IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED]
  * Exits cleanly on SIGTERM/SIGINT; prints counters to stderr on exit. */
@@ -25,13 +27,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SLOTS 8192
-#define FRAME_MAX 2048
+/* Frames queued per direction at most, and their bytes at most (a frame costs its own
+ * length, so ACKs are cheap and jumbo frames are fine). */
+#define SLOTS 65536
+#define QUEUE_BYTES (64ull << 20)
+/* The largest frame: a veth's MTU is at most 65535, plus the Ethernet header. Nothing the
+ * kernel hands over is ever cut: a frame of any MTU the test bed sets passes whole. */
+#define FRAME_MAX (65535 + 14 + 4)
 
 struct slot {
 	uint64_t due_ns;
-	uint16_t len;
-	unsigned char data[FRAME_MAX];
+	uint32_t len;
+	unsigned char *data;
 };
 
 /* One direction: frames read from `in` leave on `out` after `delay_ns`. */
@@ -41,8 +48,11 @@ struct lane {
 	double loss;
 	struct slot *ring;
 	unsigned head, tail; /* head: next to send; tail: next free */
+	uint64_t queued_bytes;
 	uint64_t forwarded, dropped_full, dropped_loss;
 };
+
+static unsigned char frame[FRAME_MAX];
 
 static volatile sig_atomic_t stop;
 
@@ -94,23 +104,30 @@ static void receive(struct lane *l, uint64_t now)
 		struct sockaddr_ll from;
 		socklen_t fl = sizeof(from);
 		struct slot *s = &l->ring[l->tail % SLOTS];
-		ssize_t n = recvfrom(l->in, s->data, FRAME_MAX, MSG_DONTWAIT,
+		ssize_t n = recvfrom(l->in, frame, FRAME_MAX, MSG_DONTWAIT | MSG_TRUNC,
 				     (struct sockaddr *)&from, &fl);
 
 		if (n <= 0)
 			return;
 		if (from.sll_pkttype == PACKET_OUTGOING)
 			continue; /* our own transmissions on this interface */
+		if (n > FRAME_MAX) {
+			fprintf(stderr, "tl_delay: a %zd-byte frame exceeds %d bytes\n", n, FRAME_MAX);
+			exit(3);
+		}
 		if (l->loss > 0 && drand48() < l->loss) {
 			l->dropped_loss++;
 			continue;
 		}
-		if (l->tail - l->head >= SLOTS) {
+		if (l->tail - l->head >= SLOTS || l->queued_bytes + (uint64_t)n > QUEUE_BYTES ||
+		    !(s->data = malloc((size_t)n))) {
 			l->dropped_full++;
 			continue;
 		}
-		s->len = (uint16_t)n;
+		memcpy(s->data, frame, (size_t)n);
+		s->len = (uint32_t)n;
 		s->due_ns = now + l->delay_ns;
+		l->queued_bytes += (uint64_t)n;
 		l->tail++;
 	}
 }
@@ -123,8 +140,10 @@ static uint64_t transmit(struct lane *l, uint64_t now)
 
 		if (s->due_ns > now)
 			return s->due_ns;
-		if (send(l->out, s->data, s->len, 0) == s->len)
+		if (send(l->out, s->data, s->len, 0) == (ssize_t)s->len)
 			l->forwarded++;
+		l->queued_bytes -= s->len;
+		free(s->data);
 		l->head++;
 	}
 	return 0;

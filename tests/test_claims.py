@@ -81,3 +81,54 @@ def test_edits_change_only_the_named_algorithm():
     assert doc["flows"][0]["cc"] == {"name": "code", "alpha": 2}
     assert doc["flows"][1]["cc"] == {"name": "reno"}
     assert doc["tcp"]["min_rto"] == 1.0
+
+
+def test_kernel_runs_are_planned_apart_from_simulated_ones():
+    from tcplab.experiments import resolve
+    from tcplab.sweep import plan
+
+    (fig19,) = resolve(["code/linux-fig19"])
+    assert fig19.on_kernel and fig19.kernel_time
+    planned = plan([fig19], quick=True)
+    by_backend = {b: [p for p in planned if p.backend == b] for b in ("sim", "kernel")}
+    assert len(by_backend["sim"]) == len(by_backend["kernel"]) > 0
+    assert not {p.key for p in by_backend["sim"]} & {p.key for p in by_backend["kernel"]}
+    assert all(p.source for p in by_backend["kernel"]) and not any(p.source for p in by_backend["sim"])
+
+
+def test_kernel_experiment_runs_only_with_the_flag(tmp_path):
+    from typer.testing import CliRunner
+
+    from tcplab.cli import app
+
+    args = ["reproduce", "code/linux-fig19", "--quick", "--store", str(tmp_path / "s")]
+    r = CliRunner().invoke(app, [*args, "--report", str(tmp_path / "r")], env={"COLUMNS": "200"})
+    assert r.exit_code == 2, r.output
+    assert "--kernel" in r.output and "kernel test bed" in r.output
+    assert not (tmp_path / "s" / "runs").exists(), "nothing was simulated or stored"
+
+
+def test_report_marks_only_quick_runs(tmp_path):
+    from tcplab.experiments.base import Experiment, Outcome
+    from tcplab.report import write_report
+
+    class Demo(Experiment):
+        name = "demo/x"
+        paper = "demo"
+        title = "demo"
+
+        def runs(self, quick):
+            return []
+
+        def analyze(self, results, quick):
+            return Outcome(self)
+
+    o = Outcome(
+        Demo(),
+        claims=[Claim("a fails", False), Claim("b holds", True)],
+        tables={"t": pd.DataFrame({"x": [1]})},
+    )
+    for quick in (False, True):
+        text = (write_report([o], tmp_path / str(quick), quick, "").parent / "report.md").read_text()
+        assert ("(quick run)" in text) == quick
+        assert ("t (quick run):" if quick else "t:") in text, "a claim's mark leaked into a caption"

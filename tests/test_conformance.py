@@ -69,7 +69,10 @@ def test_experiment_default_stack_and_explicit_none():
 
 def test_plan_accepts_only_the_linux_stack_and_refuses_other_tcp_keys():
     s = cf.scenario(cf.matrix()[0], "reno", sim_stack=None)
-    assert plan(s).mtu == 1040 and plan(s).flows[0].kernel_cc == "tl_reno"
+    with pytest.raises(ScenarioError, match=r"tcp\.header_bytes: 66: .* allowed: 54"):
+        plan(s)  # the bed's frames are mss + 54 without the linux stack
+    k = plan(cf.kernel_scenario(s))
+    assert k.mtu == 1052 and k.header_bytes == cf.FRAME_OVERHEAD and k.flows[0].kernel_cc == "tl_reno"
     s.doc["tcp"]["stack"] = "ns2"
     with pytest.raises(ScenarioError, match="tcp.stack"):
         plan(s)
@@ -77,7 +80,7 @@ def test_plan_accepts_only_the_linux_stack_and_refuses_other_tcp_keys():
     s.doc["tcp"]["delayed_ack"] = True
     with pytest.raises(ScenarioError, match="tcp.delayed_ack"):
         plan(s)
-    s = cf.scenario(cf.matrix()[0], "cubic", sim_stack=None)
+    s = cf.kernel_scenario(cf.scenario(cf.matrix()[0], "cubic", sim_stack=None))
     with pytest.raises(ScenarioError, match="no kernel port"):
         plan(s)
 
@@ -179,6 +182,8 @@ def test_reproduce_refuses_clearly_without_root(monkeypatch, tmp_path):
 
     monkeypatch.setattr(tcplab, "capabilities", lambda: {"testbed": []})
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
-    r = CliRunner().invoke(app, ["reproduce", "linux/conformance", "--quick", "--store", str(tmp_path)])
+    r = CliRunner().invoke(
+        app, ["reproduce", "linux/conformance", "--quick", "--kernel", "--store", str(tmp_path)]
+    )
     assert r.exit_code == 2
     assert "needs root" in r.output and "linux/conformance" in r.output

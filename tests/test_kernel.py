@@ -17,15 +17,13 @@ from tcplab import kernel
 from tcplab.errors import ScenarioError
 from tcplab.scenario import Scenario, link
 from tcplab.testbed import net, plan, run_scenario
+from tcplab.testbed.available import missing_tools
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "vectors"
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root")
-needs_tools = pytest.mark.skipif(
-    any(shutil.which(t) is None for t in ("clang", "bpftool", "iperf3", "tc", "make", "cc")),
-    reason="run scripts/install-kernel-deps.sh",
-)
+needs_tools = pytest.mark.skipif(bool(missing_tools()), reason="run scripts/install-kernel-deps.sh")
 
 
 @pytest.fixture(scope="session")
@@ -108,7 +106,7 @@ def test_every_algorithm_registers_carries_a_transfer_and_unregisters(built, tmp
     assert 0.5 * 20e6 < total <= 20e6, f"bottleneck not respected: {total}"
     assert flows["min_rtt"].min() >= 0.023, "propagation delay 2 x 12 ms missing"
     assert (tmp_path / "bottleneck.pcap").stat().st_size > 10_000
-    assert not net.stale(), "namespaces left behind"
+    assert not net.present(), "namespaces left behind"
     for algo in kernel.OBJECTS:
         kernel.unload(algo)
     assert not set(kernel.OBJECTS) & set(kernel.loaded())
@@ -119,20 +117,11 @@ def test_every_algorithm_registers_carries_a_transfer_and_unregisters(built, tmp
 def test_teardown_on_error(built):
     with (
         pytest.raises(RuntimeError, match="boom"),
-        net.testbed(
-            rate_bps=1e7,
-            buffer_packets=10,
-            mtu=1040,
-            delay_exe=kernel.build_delay(),
-            delay_fwd_us=1000,
-            delay_rev_us=1000,
-            loss=0.0,
-            seed=1,
-        ),
+        net.idle_testbed(one_way_us=1000, mtu=1040, buffer_packets=10),
     ):
-        assert len(net.stale()) == 4
+        assert len(net.present()) == 4
         raise RuntimeError("boom")
-    assert not net.stale()
+    assert not net.present()
 
 
 @needs_root
@@ -158,7 +147,7 @@ def test_a_conformance_point_on_the_bed(built):
     sim = run(cf.scenario(point, "reno", sim_stack=None))
     row = cf.compare_point(point, "reno", k, cf.metrics(sim, 10e6, point.measure, 1000.0))
     assert row["verdict"] in ("pass", "miss") and row["utilisation_check"] in ("pass", "miss")
-    assert not net.stale()
+    assert not net.present()
 
 
 @needs_root

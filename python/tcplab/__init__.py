@@ -6,7 +6,10 @@
 >>> res.flows[["name", "goodput_bps"]]
 """
 
-from ._engine import ENGINE_VERSION
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _dist_version
+
+from ._engine import ENGINE_COMMIT, ENGINE_VERSION
 from ._engine import algorithms as _algorithms
 from .errors import OutputError, ScenarioError, SimulationError
 from .result import Result, jain_index
@@ -14,6 +17,7 @@ from .runner import run
 from .scenario import Scenario, link
 
 __all__ = [
+    "ENGINE_COMMIT",
     "ENGINE_VERSION",
     "OutputError",
     "Result",
@@ -25,7 +29,13 @@ __all__ = [
     "jain_index",
     "link",
     "run",
+    "__version__",
 ]
+
+try:
+    __version__ = _dist_version("tcplab")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = ENGINE_VERSION
 
 
 def capabilities() -> dict[str, list[str]]:

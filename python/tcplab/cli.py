@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import math
 import multiprocessing
 import os
 import sys
@@ -11,70 +12,65 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from .console import console, err_console, status
+from .destinations import writable_dir, writable_file
 from .errors import OutputError, ScenarioError, SimulationError
-from .runner import as_scenario, run
+from .exits import EXIT_ENGINE_BUG, Commands, fail
+from .runner import SEED_MAX, as_scenario, run
 from .tables import SeriesFiles
+from .views import run_view, scenario_view
 
 app = typer.Typer(
     help="tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstrings' paragraphs are reflowed to the terminal's width
+    cls=Commands,
 )
-console = Console()
-err_console = Console(stderr=True)
-
-EXIT_BAD_INPUT = 2
 
 
-def fail(message: str, code: int = EXIT_BAD_INPUT) -> None:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
-    raise typer.Exit(code)
+def _version(value: bool) -> None:
+    """``--version``: the package's version and the engine's, with the commit it was built from."""
+    if not value:
+        return
+    from . import ENGINE_COMMIT, ENGINE_VERSION, __version__
+
+    commit = f", commit {ENGINE_COMMIT}" if ENGINE_COMMIT else ""
+    console.print(f"tcplab {__version__} (engine {ENGINE_VERSION}{commit})", highlight=False, markup=False)
+    raise typer.Exit()
 
 
-def _human_rate(bps: float) -> str:
-    for unit, scale in (("Gb/s", 1e9), ("Mb/s", 1e6), ("kb/s", 1e3)):
-        if bps >= scale:
-            return f"{bps / scale:.3f} {unit}"
-    return f"{bps:.0f} b/s"
-
-
-def flows_table(flows, title: str) -> Table:
-    table = Table(title=title, title_justify="left")
-    for col in ("flow", "cc", "path", "goodput", "sent", "retx", "timeouts", "fast rtx", "drops", "mean RTT"):
-        table.add_column(col, justify="left" if col in ("flow", "cc", "path") else "right")
-    drop_cols = [c for c in flows.columns if c.startswith("data_drops_")]
-    for _, f in flows.iterrows():
-        drops = int(sum(f[c] for c in drop_cols))
-        table.add_row(
-            str(f["name"]),
-            str(f["cc"]),
-            f"{f['src']}->{f['dst']}",
-            _human_rate(f["goodput_bps"]),
-            str(f["segments_sent"]),
-            str(f["retransmissions"]),
-            str(f["timeouts"]),
-            str(f["fast_retransmits"]),
-            str(drops),
-            f"{f['mean_rtt'] * 1e3:.1f} ms",
-        )
-    return table
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ] = False,
+) -> None:
+    """tcplab: a congestion-control laboratory. Run scenarios, reproduce the papers' experiments."""
 
 
 @app.command("run")
 def run_cmd(
     file: Annotated[Path, typer.Argument(help="Scenario TOML file.")],
-    seed: Annotated[int | None, typer.Option(help="Override the scenario's seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Override the scenario's seed.", min=0, max=SEED_MAX)
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
-    """Run one scenario, print a per-flow table and optionally write Parquet tables (the
-    time series are written while the run goes on, so long runs do not hold them in memory)."""
+    """Run one scenario, print a per-flow table and optionally write Parquet tables.
+
+    With --out the time series are written while the run goes on, so long runs do not hold
+    them in memory."""
+    if out is not None:
+        writable_dir(out, "--out")
     try:
         scenario = as_scenario(file)
-        with console.status(f"simulating {file} ...", spinner="dots"):
+        with status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
             if out is None:  # the table needs no series: memory stays flat however long the run
                 res = run(scenario, seed=seed, keep_series=False)
@@ -85,30 +81,35 @@ def run_cmd(
     except ScenarioError as e:
         fail(f"{file}: {e}")
     except SimulationError as e:
-        fail(str(e), code=3)
+        fail(str(e), code=EXIT_ENGINE_BUG)
     except OutputError as e:
         fail(f"{e} (pcap traces need --out DIR)")
-    m = res.meta
-    title = (
-        f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
-        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index {res.jain_index():.3f}"
-    )
-    console.print(flows_table(res.flows, title))
-    if out is not None:
+    if out is not None:  # results reach the disk before anything is printed
         written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
         scenario.save(out / "scenario.toml")
+    m = res.meta
+    jain = res.jain_index()
+    title = (
+        f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
+        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index "
+        + ("undefined (no goodput)" if math.isnan(jain) else f"{jain:.3f}")
+    )
+    console.print(run_view(res.flows, res.udp_flows, title, out))
+    if out is not None:
         console.print(f"wrote {len(written)} tables and scenario.toml to {out}/")
 
 
 @app.command()
 def validate(file: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) -> None:
-    """Check a scenario file; print its flows and topology, or what is wrong."""
+    """Check a scenario file; print its topology (nodes, links) and flows, or what is wrong."""
+    from . import _engine
+
     try:
         canonical = as_scenario(file).validate()
     except ScenarioError as e:
         fail(f"{file}: {e}")
-    flows = canonical.count("[[flows]]")
-    console.print(f"[green]ok[/]: {file} is a valid scenario ({flows} flow entries)")
+    console.print(scenario_view(str(file), canonical, _engine.topology(canonical)))
+    console.print("valid", style="green", markup=False, highlight=False)
 
 
 @app.command()
@@ -126,11 +127,52 @@ def _store(path: Path | None):
     return ResultStore(path or DEFAULT_ROOT)
 
 
+def _existing_store(path: Path | None, need_runs: bool):
+    """The store to read: a ``--store`` that is not a directory is an error (a typo must not
+    read as "nothing stored"), and so, with ``need_runs``, is a store without runs."""
+    rs = _store(path)
+    if path is not None and not path.is_dir():
+        what = "is not a directory" if path.exists() else "does not exist"
+        fail(f"--store {path} {what}; a result store is the directory tcplab reproduce --store writes")
+    if need_runs and not rs.run_keys():
+        fail(f"no stored runs in {rs.root}/: run tcplab reproduce (with --store {rs.root}) first")
+    return rs
+
+
+def _experiment_filter(name: str, stored: list[str]):
+    """Which stored experiment names ``--experiment name`` selects: a paper (all its
+    experiments), or an experiment or ablation (``name@key``) that is stored or registered.
+    An unknown name is an error naming the close matches."""
+    from .experiments import PAPERS
+
+    if name in PAPERS:
+        return lambda stored_name: stored_name.startswith(f"{name}/")
+    if name in stored:
+        return lambda stored_name: stored_name == name
+    from .experiments import all_experiments  # imports every experiment: only when needed
+    from .experiments.ablation import SEP
+    from .names import unknown_name
+
+    experiments = [e.name for e in all_experiments()]
+    ablations = [f"{e.name}{SEP}{a.key}" for e in all_experiments() for a in e.ablations]
+    if name in {*experiments, *ablations}:
+        return lambda stored_name: stored_name == name
+    known = (
+        f"the papers {', '.join(PAPERS)}; the experiments {', '.join(experiments)} "
+        f"(tcplab experiments); and their ablations, <experiment>{SEP}<key>"
+    )
+    fail(unknown_name("experiment", name, [*PAPERS, *experiments, *ablations, *stored], known))
+
+
 @app.command()
 def experiments() -> None:
-    """List every experiment of the five papers with its status on this build."""
+    """List every experiment of the five papers with its status on this build.
+
+    Papers are shown by number (000-004, as in the documentation) and short name (as on this
+    command line); docs/papers.md maps one to the other."""
     from . import capabilities
     from .experiments import PAPERS, all_experiments
+    from .papers import label
 
     caps = capabilities()
     table = Table(title="Experiments (tcplab reproduce NAME | PAPER | all)", title_justify="left")
@@ -138,10 +180,14 @@ def experiments() -> None:
         table.add_column(col)
     for e in all_experiments():
         missing = e.missing(caps)
-        status = "[green]ready[/]" if not missing else f"[yellow]needs: {', '.join(missing)}[/]"
-        table.add_row(e.name, e.paper, e.title, status)
+        status = Text("ready", "green") if not missing else Text(f"needs: {', '.join(missing)}", "yellow")
+        if e.on_kernel:
+            status.append(f" · kernel test bed: root and --kernel, {e.kernel_time or 'real time'}")
+        table.add_row(Text(e.name), Text(label(e.paper)), Text(e.title), status)
     console.print(table)
-    console.print("papers: " + ", ".join(f"{k} = {v}" for k, v in PAPERS.items()), highlight=False)
+    console.print("papers (docs/papers.md):", markup=False, highlight=False)
+    for short, title in PAPERS.items():
+        console.print(f"  {label(short)}: {title}", markup=False, highlight=False)
 
 
 @app.command()
@@ -155,6 +201,13 @@ def reproduce(
     address: Annotated[str | None, typer.Option(help="Ray cluster address (with --executor ray).")] = None,
     store: Annotated[Path | None, typer.Option(help="Result store directory.")] = None,
     report: Annotated[Path, typer.Option(help="Where to write the report.")] = Path("report"),
+    kernel: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the experiments on the kernel test bed (root; real time: code/linux-fig19 "
+            "takes about 65 min)."
+        ),
+    ] = False,
 ) -> None:
     """Run experiments (reusing stored runs) and write the reproduction report."""
     from . import capabilities
@@ -162,6 +215,7 @@ def reproduce(
     from .experiments import resolve
     from .experiments.base import Outcome
     from .report import check_report_dir, write_report
+    from .store import DEFAULT_ROOT
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
@@ -175,9 +229,20 @@ def reproduce(
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
         fail(str(e.args[0] if e.args else e))
+    if not kernel:
+        named = [e.name for e in chosen if e.on_kernel and e.name in names]
+        if named:
+            e = next(e for e in chosen if e.name == named[0])
+            fail(
+                f"{e.name} runs on the kernel test bed (root, {e.kernel_time or 'real time'}): add --kernel "
+                "to run it"
+            )
+    writable_dir(report, "--report")
+    writable_dir(store or DEFAULT_ROOT, "--store")
     caps = capabilities()
-    ready = [e for e in chosen if not e.missing(caps)]
-    blocked = [e for e in chosen if e.missing(caps)]
+    skipped = [] if kernel else [e for e in chosen if e.on_kernel]
+    ready = [e for e in chosen if not e.missing(caps) and e not in skipped]
+    blocked = [e for e in chosen if e.missing(caps) and e not in skipped]
     for e in blocked:
         if e.explicit and "testbed:kernel" in e.missing(caps):
             from .testbed.available import missing_tools
@@ -198,6 +263,7 @@ def reproduce(
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
     outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)
     outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
+    outcomes += [Outcome(e, status="not run: kernel test bed (--kernel)") for e in skipped]
     order = {e.name: i for i, e in enumerate(chosen)}
     outcomes.sort(key=lambda o: order[o.experiment.name])
     t2 = time.perf_counter()
@@ -257,8 +323,8 @@ def report_cmd(
         check_report_dir(out)
     except OutputError as e:
         fail(f"--out {e}")
+    rs = _existing_store(store, need_runs=True)  # before --out is created: nothing to report
     caps = capabilities()
-    rs = _store(store)
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
     for e in chosen:
@@ -279,6 +345,13 @@ def report_cmd(
     ordered = [outcomes[e.name] for e in chosen]
     path = write_report(ordered, out, quick)
     console.print(verdict_table(ordered, path, quick))
+    if not ready and len(outcomes) > sum(o.status.startswith("needs") for o in ordered):
+        other = "without --quick, leave out --quick" if quick else "with --quick, add --quick"
+        err_console.print(
+            f"note: no experiment has all its runs in {rs.root}/; if they were reproduced {other}",
+            markup=False,
+            highlight=False,
+        )
 
 
 @app.command()
@@ -291,26 +364,31 @@ def results(
     experiment: Annotated[str | None, typer.Option(help="Only this experiment's runs.")] = None,
 ) -> None:
     """List stored runs, or export them as one Parquet file (pandas, polars, DuckDB)."""
-    rs = _store(store)
+    if export is not None:
+        writable_file(export, "--export")
+    rs = _existing_store(store, need_runs=False)
+    idx = rs.index()
+    stored = sorted(set(idx["experiment"])) if len(idx) else []
+    selects = _experiment_filter(experiment, stored) if experiment else None
     if export is not None:
         try:
-            n = rs.export(export, table=table, experiment=experiment)
+            n = rs.export(export, table=table, experiment=selects)
         except ValueError as e:
             fail(str(e))
-        console.print(f"wrote {n} rows of {table} to {export}")
+        console.print(f"wrote {n} rows of {table} to {export}", markup=False, highlight=False)
         return
-    idx = rs.index()
-    if experiment and len(idx):
-        idx = idx[idx["experiment"] == experiment]
+    if selects is not None and len(idx):
+        idx = idx[idx["experiment"].map(selects)]
     if not len(idx):
-        console.print(f"no stored runs in {rs.root}/")
+        which = f" of {experiment}" if experiment else ""
+        console.print(f"no stored runs{which} in {rs.root}/", markup=False, highlight=False)
         return
     counts = idx.groupby("experiment").size().reset_index(name="runs")
     t = Table(title=f"{len(idx)} runs in {rs.root}/", title_justify="left")
     t.add_column("experiment")
     t.add_column("runs", justify="right")
     for _, r in counts.iterrows():
-        t.add_row(str(r["experiment"]), str(r["runs"]))
+        t.add_row(Text(str(r["experiment"])), str(r["runs"]))
     console.print(t)
 
 

@@ -11,10 +11,14 @@ class ScenarioError(ValueError):
         self.message = message
         super().__init__(f"{field}: {message}" if field else message)
 
+    def __reduce__(self):  # rebuilt from both parts when it crosses a process boundary
+        return (type(self), (self.field, self.message))
+
 
 class SimulationError(RuntimeError):
     """The engine found an internal inconsistency (a packet-accounting violation): a bug."""
 
 
 class OutputError(OSError):
-    """Output the scenario asks for (pcap traces) could not be written."""
+    """Output could not be written where it was asked for (pcap traces, ``--out``,
+    ``--report``, ``--store``, ``--export``, a saved scenario)."""

@@ -8,9 +8,12 @@ simulator's (``vegas``, ``code``, ...); the kernel knows them as ``tl_<name>``.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -92,32 +95,110 @@ def build_delay() -> Path:
     return exe
 
 
+def build_object(kname: str) -> Path:
+    """One algorithm's BPF object, rebuilt when its source, a header or the kernel's BTF
+    dump is newer (make decides, as for ``build``)."""
+    out = build_dir()
+    out.mkdir(parents=True, exist_ok=True)
+    obj = out / f"{kname}.bpf.o"
+    _run(["make", "-s", f"OUT={out}", str(obj)], cwd=bpf_dir())
+    return obj
+
+
+#: What ``load`` registered: ``<kernel name>.json`` with the map id and the object's digest.
+#: Under /run, so it goes with the registrations at reboot.
+RECORDS = Path(os.environ.get("TCPLAB_KERNEL_STATE", "/run/tcplab/kernel"))
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _record(kname: str) -> dict:
+    try:
+        return json.loads((RECORDS / f"{kname}.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _registered(kname: str) -> list[StructOps]:
+    return [m for m in struct_ops_maps() if m.name == kname and m.state == "INUSE"]
+
+
 def loaded() -> list[str]:
     """Congestion controls the kernel offers now."""
     return CONTROLS.read_text().split()
 
 
 def load(name: str) -> str:
-    """Registers one algorithm (building it first if needed); returns its kernel name.
-    Loading an algorithm that is already registered is a no-op."""
+    """Registers one algorithm as built from the current source; returns its kernel name.
+
+    The object is rebuilt when its source is newer. A registration that ``load`` made from
+    the very same object is kept; any other (an older build, or one made by someone else)
+    is replaced, so an edited bpf/*.c always reaches the next run. Connections that use the
+    replaced one keep it until they close."""
     kname = kernel_name(name)
-    if kname in loaded():
+    obj = build_object(kname)
+    digest = _digest(obj)
+    now = _registered(kname)
+    if kname in loaded() and len(now) == 1 and _record(kname) == {"map_id": now[0].id, "sha256": digest}:
         return kname
-    obj = build_dir() / f"{kname}.bpf.o"
-    if not obj.exists():
-        build()
+    if now:
+        unload(kname)
     _run(["bpftool", "struct_ops", "register", str(obj)])
-    if kname not in loaded():
+    now = _registered(kname)
+    if kname not in loaded() or len(now) != 1:
         raise KernelError(f"{kname} registered but the kernel does not list it")
+    RECORDS.mkdir(parents=True, exist_ok=True)
+    (RECORDS / f"{kname}.json").write_text(json.dumps({"map_id": now[0].id, "sha256": digest}))
     return kname
+
+
+@dataclass(frozen=True)
+class StructOps:
+    """A congestion control's struct_ops map: ``INUSE`` while registered; ``TOBEFREE`` once
+    unregistered but still held by connections that use it (until they close)."""
+
+    id: int
+    name: str
+    state: str
+
+
+def struct_ops_maps() -> list[StructOps]:
+    """Every tcp_congestion_ops struct_ops map in the kernel, registered or not yet freed."""
+    # bpftool dumps a JSON array alternating each map's info and its value.
+    docs = json.loads(_run(["bpftool", "-j", "struct_ops", "dump"]) or "[]")
+    maps, info = [], None
+    for doc in docs:
+        if "bpf_map_info" in doc:
+            info = doc["bpf_map_info"]
+        elif info is not None and "bpf_struct_ops_tcp_congestion_ops" in doc:
+            state = doc["bpf_struct_ops_tcp_congestion_ops"].get("common", {}).get("state", "")
+            maps.append(StructOps(int(info["id"]), info["name"], state.removeprefix("BPF_STRUCT_OPS_STATE_")))
+            info = None
+    return maps
 
 
 def unload(name: str) -> str:
-    """Unregisters one algorithm by its struct_ops map name; a no-op if not registered."""
+    """Unregisters one algorithm; a no-op if not registered.
+
+    By map id, registered maps only: an earlier registration of the same name may still
+    exist unregistered (``TOBEFREE``) while connections hold it, and unregistering by name
+    would fail on it ("Operation now in progress") although nothing is left to do there."""
     kname = kernel_name(name)
+    for m in struct_ops_maps():
+        if m.name == kname and m.state == "INUSE":
+            _run(["bpftool", "struct_ops", "unregister", "id", str(m.id)])
     if kname in loaded():
-        _run(["bpftool", "struct_ops", "unregister", "name", kname])
+        raise KernelError(f"{kname} is still registered after unregistering every map of that name")
+    (RECORDS / f"{kname}.json").unlink(missing_ok=True)
     return kname
+
+
+def held(name: str) -> int:
+    """How many unregistered maps of this algorithm connections still hold."""
+    kname = kernel_name(name)
+    return sum(1 for m in struct_ops_maps() if m.name == kname and m.state != "INUSE")
 
 
 app = typer.Typer(
@@ -150,8 +231,11 @@ def load_cmd(name: Annotated[str, typer.Argument(help="Algorithm (vegas, code, .
 
 @app.command("unload")
 def unload_cmd(name: Annotated[str, typer.Argument(help="Algorithm (vegas, code, ... or tl_*).")]) -> None:
-    """Unregister one algorithm."""
-    typer.echo(f"unregistered {_guard(unload, name)}")
+    """Unregister one algorithm (connections that use it keep it until they close)."""
+    kname = _guard(unload, name)
+    typer.echo(f"unregistered {kname}")
+    if _guard(held, name):
+        typer.echo(f"note: open connections still use {kname}; the kernel frees it when they close")
 
 
 @app.command("list")

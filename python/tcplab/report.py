@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .experiments import PAPERS
 from .experiments.base import VERDICTS, Claim, Outcome
 from .experiments.causes import CAUSES
+from .papers import heading
 from .publish import check_replaceable, replaced_dir
 
 CSS = """
@@ -182,7 +182,7 @@ def _write_report_files(outcomes: list[Outcome], out_dir: Path, quick: bool, tim
     for o in outcomes:
         by_paper.setdefault(o.experiment.name.split("/")[0], []).append(o)
     for paper, items in by_paper.items():
-        title = PAPERS.get(paper, paper)
+        title = heading(paper)
         md.append(f"## {title}")
         h.append(f"<h2 id='{paper}'>{html.escape(title)}</h2>")
         for o in items:
@@ -215,9 +215,9 @@ def _write_report_files(outcomes: list[Outcome], out_dir: Path, quick: bool, tim
                 md.append(f"Claims of the paper, checked against our data{mark}:")
                 h.append("<ul class='claims'>")
                 for c in o.claims:
-                    mark, line = MARKS[c.verdict], _claim_line(c)
-                    md.append(f"- {mark} {c.text} ({line})")
-                    h.append(f"<li>{mark} {html.escape(c.text)} <i>({html.escape(line)})</i></li>")
+                    sign, line = MARKS[c.verdict], _claim_line(c)
+                    md.append(f"- {sign} {c.text} ({line})")
+                    h.append(f"<li>{sign} {html.escape(c.text)} <i>({html.escape(line)})</i></li>")
                 h.append("</ul>")
             for r in o.ablations:
                 line = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from .scenario import Scenario
 from .tables import SeriesFiles
 
 ScenarioLike = Scenario | str | Path | dict[str, Any]
+SEED_MAX = 2**64 - 1
 
 
 def as_scenario(scenario: ScenarioLike) -> Scenario:
@@ -24,7 +26,24 @@ def as_scenario(scenario: ScenarioLike) -> Scenario:
         isinstance(scenario, str) and "\n" not in scenario and scenario.endswith(".toml")
     ):
         return Scenario.load(scenario)
-    return Scenario.from_toml(str(scenario))
+    if isinstance(scenario, str):
+        return Scenario.from_toml(scenario)
+    raise ScenarioError(
+        "",
+        "a scenario is a Scenario, a dict, TOML text or a path to a .toml file, "
+        f"not {type(scenario).__name__}",
+    )
+
+
+def check_seed(seed: Any) -> int | None:
+    """``seed`` as the engine takes it (None keeps the document's), or :class:`ScenarioError`."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ScenarioError("seed", f"{seed!r} is not allowed; a seed is an integer from 0 to 2^64-1")
+    if not 0 <= int(seed) <= SEED_MAX:
+        raise ScenarioError("seed", f"{seed} is not allowed; a seed is an integer from 0 to 2^64-1")
+    return int(seed)
 
 
 def run_raw(
@@ -39,6 +58,7 @@ def run_raw(
     tables of :data:`~tcplab.tables.SERIES_TABLES` (sampled series, event log, loss
     responses) go there while the run goes on, and the returned ones are empty; with
     ``keep_series=False`` (and no sink) they are dropped as they are sampled."""
+    seed = check_seed(seed)
     try:
         chunk_rows = series_sink.chunk_rows if series_sink else 1
         return _engine.run(

@@ -6,7 +6,6 @@ scenario built in Python can be saved, diffed and re-run from the command line.
 
 from __future__ import annotations
 
-import copy
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,8 @@ from typing import Any
 import tomli_w
 
 from . import _engine
-from .errors import ScenarioError
+from .document import plain_document
+from .errors import OutputError, ScenarioError
 
 
 def link(
@@ -42,22 +42,41 @@ class Scenario:
     """A scenario document (``simulation``, ``topology``, ``tcp``, ``flows``)."""
 
     def __init__(self, doc: dict[str, Any]):
-        self.doc: dict[str, Any] = copy.deepcopy(doc)
+        self.doc: dict[str, Any] = plain_document(doc)
 
     # -- construction -------------------------------------------------------------------
     @classmethod
     def from_toml(cls, text: str) -> Scenario:
+        if not isinstance(text, str):
+            raise ScenarioError("", f"TOML text must be a str, not {type(text).__name__}")
         try:
-            return cls(tomllib.loads(text))
+            doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError("", f"not valid TOML: {e}") from None
+        except RecursionError:
+            raise ScenarioError("", "not valid TOML: arrays or tables nested too deeply") from None
+        return cls(doc)
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:
+        """Reads a UTF-8 scenario file (a leading byte-order mark is allowed)."""
         p = Path(path)
         if not p.is_file():
             raise ScenarioError("", f"no scenario file at {str(p)!r}")
-        return cls.from_toml(p.read_text())
+        try:
+            data = p.read_bytes()
+        except OSError as e:
+            raise ScenarioError("", f"cannot read the file: {e.strerror}") from None
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            line = data[: e.start].count(b"\n") + 1
+            raise ScenarioError(
+                "",
+                f"not UTF-8 text: byte 0x{data[e.start]:02x} on line {line} cannot be read; "
+                "save the file as UTF-8",
+            ) from None
+        return cls.from_toml(text)
 
     @classmethod
     def _preset(cls, topology: dict[str, Any], duration: float, seed: int, **sim: Any) -> Scenario:
@@ -135,10 +154,14 @@ class Scenario:
 
     # -- output -------------------------------------------------------------------------
     def to_toml(self) -> str:
-        return tomli_w.dumps(_drop_none(self.doc))
+        return tomli_w.dumps(plain_document(self.doc))
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_toml())
+        text = self.to_toml()
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise OutputError(f"cannot write the scenario to {str(path)!r}: {e.strerror}") from None
 
     def validate(self) -> str:
         """Checks the document; returns its canonical form or raises :class:`ScenarioError`."""
@@ -148,13 +171,8 @@ class Scenario:
             raise ScenarioError(*e.args) from None
 
     def __repr__(self) -> str:
-        topo = self.doc.get("topology", {}).get("kind", "?")
-        return f"Scenario({topo}, {len(self.doc.get('flows', []))} flow entries)"
-
-
-def _drop_none(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {k: _drop_none(v) for k, v in x.items() if v is not None}
-    if isinstance(x, list):
-        return [_drop_none(v) for v in x]
-    return x
+        doc = self.doc if isinstance(self.doc, dict) else {}
+        topo = doc.get("topology")
+        kind = topo.get("kind", "?") if isinstance(topo, dict) else "?"
+        flows = doc.get("flows")
+        return f"Scenario({kind}, {len(flows) if isinstance(flows, list) else 0} flow entries)"

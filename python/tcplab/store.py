@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -175,15 +176,22 @@ class ResultStore:
             )
         return pd.DataFrame(rows)
 
-    def export(self, path: str | Path, table: str = "flows", experiment: str | None = None) -> int:
+    def export(
+        self,
+        path: str | Path,
+        table: str = "flows",
+        experiment: str | Callable[[str], bool] | None = None,
+    ) -> int:
         """Concatenates one table of every stored run (with key, experiment and parameter
-        columns) into a single Parquet file; returns the number of rows written."""
+        columns) into a single Parquet file; returns the number of rows written.
+        ``experiment``: only the runs of this experiment, or of those it accepts."""
         if table not in TABLES:
             raise ValueError(f"table {table!r} is unknown; one of {', '.join(TABLES)}")
         frames = []
         for k in self.run_keys():
             m = self.info(k)
-            if experiment and m.get("experiment") != experiment:
+            name = m.get("experiment", "")
+            if experiment and not (experiment(name) if callable(experiment) else name == experiment):
                 continue
             df = load_table(self._dir(k), table)
             if df is None:

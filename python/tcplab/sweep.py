@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from concurrent.futures import as_completed
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +25,15 @@ from .result import Result
 from .store import ResultStore, RunClaim, run_key
 from .worker_pool import worker_pool
 
+_COLUMNS = (
+    TextColumn("[bold]{task.description}"),
+    BarColumn(),
+    MofNCompleteColumn(),
+    TimeElapsedColumn(),
+    TextColumn("ETA"),
+    TimeRemainingColumn(),
+)
+
 
 @dataclass
 class Planned:
@@ -31,15 +41,22 @@ class Planned:
     params: dict[str, Any]
     key: str
     toml: str
+    backend: str = "sim"
+    #: The scenario as the experiment wrote it: the test bed takes it (it refuses options it
+    #: cannot apply, which the engine's canonical form spells out as defaults).
+    source: str = ""
 
 
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
-    """Every run of the experiments and of their ablations (tcplab.experiments.ablation)."""
+    """Every run of the experiments and of their ablations (tcplab.experiments.ablation).
+    A kernel run's key differs from the simulated run of the same scenario."""
     out = []
     for exp in [*experiments, *ablated(experiments)]:
         for run in exp.runs(quick):
             canonical = _engine.validate(run.scenario.to_toml())
-            out.append(Planned(exp, run.params, run_key(canonical), canonical))
+            marked = canonical if run.backend == "sim" else f"{canonical}\n# backend = {run.backend}\n"
+            source = run.scenario.to_toml() if run.backend != "sim" else ""
+            out.append(Planned(exp, run.params, run_key(marked), canonical, run.backend, source))
     return out
 
 
@@ -55,22 +72,29 @@ def execute_plan(
     (see store.py); if that sweep dies first, this one simulates the run."""
     store.clean_stale()
     todo: dict[str, Planned] = {}
+    kernel: dict[str, Planned] = {}
     for p in planned:
-        if not store.has(p.key) and p.key not in todo:
-            todo[p.key] = p
+        if not store.has(p.key) and p.key not in todo and p.key not in kernel:
+            (todo if p.backend == "sim" else kernel)[p.key] = p
     unique = len({p.key for p in planned})
-    if not todo:
-        return unique, 0
-    columns = (
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
+    executed = _simulate(todo, store, executor, show_progress, on_stored) if todo else 0
+    if kernel:  # after the simulations, alone, so that nothing disturbs the real-time runs
+        _on_kernel(kernel, store, show_progress, on_stored)
+        executed += len(kernel)
+    return unique - executed, executed
+
+
+def _simulate(
+    todo: dict[str, Planned],
+    store: ResultStore,
+    executor: Executor,
+    show_progress: bool,
+    on_stored: Callable[[str], None] | None,
+) -> int:
+    """Simulates the runs with the executor, each stored as it arrives; returns how many
+    this process simulated (the others were simulated by a concurrent sweep)."""
     executed = 0
-    with Progress(*columns, disable=not show_progress) as progress:
+    with Progress(*_COLUMNS, disable=not show_progress) as progress:
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
 
         def stored(key: str) -> None:
@@ -91,7 +115,7 @@ def execute_plan(
                         stored(key)
                     else:
                         waiting.append(key)
-    return unique - executed, executed
+    return executed
 
 
 def _execute_claimed(
@@ -137,12 +161,42 @@ def _execute_claimed(
     return executed
 
 
+def _on_kernel(
+    todo: dict[str, Planned],
+    store: ResultStore,
+    show_progress: bool,
+    on_stored: Callable[[str], None] | None,
+) -> None:
+    """Runs scenarios on the kernel test bed one after another, each stored when done (an
+    interrupted series keeps the runs it finished)."""
+    from . import testbed
+    from .scenario import Scenario
+    from .tables import TABLES, encode_frames
+
+    with Progress(*_COLUMNS, disable=not show_progress) as progress:
+        bar = progress.add_task("kernel test bed (real time)", total=len(todo))
+        for key, p in todo.items():
+            res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False)
+            frames = {name: getattr(res, name, None) for name in TABLES}
+            info = {
+                "experiment": p.experiment.name,
+                "params": p.params,
+                "scenario": p.toml,
+                "backend": "kernel",
+            }
+            store.put_encoded(key, encode_frames(frames, res.meta), info)
+            progress.advance(bar)
+            if on_stored:
+                on_stored(key)
+
+
 def analyze(
     experiments: list[Experiment],
     planned: list[Planned],
     store: ResultStore,
     quick: bool,
     jobs: int = 1,
+    show_progress: bool = True,
 ) -> list[Outcome]:
     """Each experiment's outcome, figures rendered. With ``jobs`` > 1 experiments are analysed
     in parallel worker processes (largest first); real-time ones (the kernel test bed) run
@@ -152,21 +206,26 @@ def analyze(
     for p in planned:
         if p.experiment.name in runs:
             runs[p.experiment.name].append((p.params, p.key))
-    offline = [e for e in [*experiments, *variants] if not e.realtime]
+    every_one = [*experiments, *variants]
+    offline = [e for e in every_one if not e.realtime]
     done: dict[str, Outcome] = {}
-    if jobs > 1 and len(offline) > 1:
-        biggest_first = sorted(offline, key=lambda e: -len(runs[e.name]))
-        with worker_pool(min(jobs, len(offline))) as pool:
-            futures = {
-                e.name: pool.submit(_analyze_one, e.name, runs[e.name], str(store.root), quick)
-                for e in biggest_first
-            }
-            for name, f in futures.items():
-                done[name] = f.result()
-    for e in [*experiments, *variants]:
-        if e.name not in done:
-            done[e.name] = _analyze_one(e.name, runs[e.name], str(store.root), quick)
-        done[e.name].experiment = e
+    with Progress(*_COLUMNS, disable=not show_progress, transient=True) as progress:
+        bar = progress.add_task("analysing", total=len(every_one))
+        if jobs > 1 and len(offline) > 1:
+            biggest_first = sorted(offline, key=lambda e: -len(runs[e.name]))
+            with worker_pool(min(jobs, len(offline))) as pool:
+                futures = {
+                    pool.submit(_analyze_one, e.name, runs[e.name], str(store.root), quick): e.name
+                    for e in biggest_first
+                }
+                for f in as_completed(futures):
+                    done[futures[f]] = f.result()
+                    progress.advance(bar)
+        for e in every_one:
+            if e.name not in done:
+                done[e.name] = _analyze_one(e.name, runs[e.name], str(store.root), quick)
+                progress.advance(bar)
+            done[e.name].experiment = e
     for e in experiments:
         mine = [v for v in variants if v.base is e]
         explain(done[e.name], [(v.ablation, len(runs[v.name]), done[v.name]) for v in mine])

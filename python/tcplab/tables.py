@@ -21,6 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -182,6 +183,21 @@ def encode_run(
         files.update({name: Path(path).read_bytes() for name, path in streamed.items()})
         return EncodedRun(files, dict(raw["meta"]))
     return EncodedRun(files, dict(raw["meta"]), {name: str(path) for name, path in streamed.items()})
+
+
+def encode_frames(frames: dict[str, pd.DataFrame | None], meta: dict[str, Any]) -> EncodedRun:
+    """Encodes tables that exist only as DataFrames (a kernel test-bed run) the way
+    :func:`encode_run` encodes the engine's, so the store keeps both alike."""
+    files = {}
+    for name, df in frames.items():
+        if df is None:
+            continue
+        table = pa.Table.from_pandas(df, preserve_index=False)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_file(sink, table.schema, options=_WRITE_OPTIONS) as writer:
+            writer.write_table(table)
+        files[name] = sink.getvalue().to_pybytes()
+    return EncodedRun(files, dict(meta))
 
 
 def read_table(path: Any) -> pa.Table:

@@ -1,6 +1,8 @@
 //! Python bindings: `tcplab._engine.run(toml_text, seed)` returns the records as a dict of
 //! column dicts (NumPy arrays for numbers, lists for strings), ready for pandas.
 
+mod describe;
+
 use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
@@ -729,10 +731,14 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(capabilities, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::topology, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::schema, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("OutputError", m.py().get_type::<OutputError>())?;
     m.add("ENGINE_VERSION", tcplab::ENGINE_VERSION)?;
+    // The git commit the engine was built from ("" outside a checkout; see build.rs).
+    m.add("ENGINE_COMMIT", env!("TCPLAB_ENGINE_COMMIT"))?;
     m.add("DEFAULT_CHUNK_ROWS", DEFAULT_CHUNK_ROWS)?;
     Ok(())
 }

@@ -34,6 +34,9 @@ class Ablation:
     edit: Edit = field(compare=False)
     #: Substrings of the claims the ablation addresses; empty: every failing claim.
     claims: tuple[str, ...] = ()
+    #: Run the ablation at the experiment's quick size even in a full reproduction (for
+    #: sweeps of hundreds of runs; the report states the number of runs behind it).
+    quick: bool = False
 
     def __post_init__(self) -> None:
         lookup_cause(self.cause)  # an unknown cause is a programming error, found at import
@@ -70,14 +73,14 @@ class AblatedExperiment(Experiment):
 
     def runs(self, quick: bool) -> list[Run]:
         out = []
-        for run in self.base.runs(quick):
+        for run in self.base.runs(quick or self.ablation.quick):
             doc = Scenario(run.scenario.doc).doc
             self.ablation.edit(doc)
             out.append(Run(run.params, Scenario(doc)))
         return out
 
     def analyze(self, results: list[tuple[dict[str, Any], Result]], quick: bool) -> Outcome:
-        return self.base.analyze(results, quick)
+        return self.base.analyze(results, quick or self.ablation.quick)
 
 
 def ablated(experiments: list[Experiment]) -> list[AblatedExperiment]:
@@ -124,15 +127,31 @@ def doc_flows_with_cc(doc: dict[str, Any], cc: str) -> list[dict[str, Any]]:
     return out
 
 
-def set_cc_params(cc: str, **params: Any) -> Edit:
-    """An edit that sets parameters of every flow running ``cc``."""
+def set_cc_params(cc: str | tuple[str, ...], **params: Any) -> Edit:
+    """An edit that sets parameters of every flow running ``cc`` (one name or several)."""
+    names = (cc,) if isinstance(cc, str) else cc
 
     def edit(doc: dict[str, Any]) -> None:
-        for f in doc_flows_with_cc(doc, cc):
-            spec = f["cc"]
-            f["cc"] = {"name": spec, **params} if isinstance(spec, str) else {**spec, **params}
+        for name in names:
+            for f in doc_flows_with_cc(doc, name):
+                spec = f["cc"]
+                f["cc"] = {"name": spec, **params} if isinstance(spec, str) else {**spec, **params}
 
     return edit
+
+
+def threshold_ablations(quick: bool = False) -> tuple[Ablation, ...]:
+    """CODE's and NewVegas's threshold-decrease rule read as 000's prose and as its model."""
+    return tuple(
+        Ablation(
+            key=f"threshold-{reading.replace('_', '-')}",
+            cause="threshold-rule",
+            change=f'threshold_decrease = "{reading}"',
+            edit=set_cc_params(("code", "newvegas"), threshold_decrease=reading),
+            quick=quick,
+        )
+        for reading in ("rtt_decreased", "loss_only")
+    )
 
 
 def set_tcp(**options: Any) -> Edit:
@@ -151,3 +170,65 @@ def set_topology(**options: Any) -> Edit:
         doc.setdefault("topology", {}).update(options)
 
     return edit
+
+
+def stack_ablations(*keys: str, quick: bool = False) -> tuple[Ablation, ...]:
+    """TCP conventions the papers do not state, each as an ablation of the ``ns2`` profile."""
+    return tuple(STACK[k](quick) for k in keys)
+
+
+def _stack(key: str, change: str, quick: bool = False, **options: Any) -> Ablation:
+    return Ablation(key, "stack-conventions", change, set_tcp(**options), quick=quick)
+
+
+#: The conventions tried: an older minimum RTO (RFC 2988's 1 s), delayed ACKs (RFC 1122,
+#: NS-2's DelAck sink), window growth by the segments an ACK covers (RFC 3465, Linux).
+STACK: dict[str, Callable[[bool], Ablation]] = {
+    "min-rto-1s": lambda q: _stack("min-rto-1s", "[tcp] min_rto = 1.0", q, min_rto=1.0),
+    "delayed-ack": lambda q: _stack("delayed-ack", "[tcp] delayed_ack = true", q, delayed_ack=True),
+    "old-stack": lambda q: _stack(
+        "old-stack", "[tcp] min_rto = 1.0, delayed_ack = true", q, min_rto=1.0, delayed_ack=True
+    ),
+    "bytes-growth": lambda q: _stack(
+        "bytes-growth", '[tcp] window_growth = "bytes"', q, window_growth="bytes"
+    ),
+}
+
+
+def veno_basertt_ablation() -> Ablation:
+    """Veno's BaseRTT kept across losses (Linux's tcp_veno.c) instead of 001's reset."""
+    return Ablation(
+        "basertt-never",
+        "veno-basertt-reset",
+        'veno: base_rtt_reset = "never"',
+        set_cc_params("veno", base_rtt_reset="never"),
+    )
+
+
+def vegasplus_count_ablation(quick: bool = False) -> Ablation:
+    """Vegas+'s count moved once per round instead of on every ACK."""
+    return Ablation(
+        "count-per-round",
+        "vegasplus-count",
+        'vegas_plus: count_every = "round"',
+        set_cc_params("vegas_plus", count_every="round"),
+        quick=quick,
+    )
+
+
+def pifs_backoff_ablation() -> Ablation:
+    """The AP with PIFS and no random backoff (the stronger reading of 004's ref. [12])."""
+    return Ablation(
+        "pifs-no-backoff",
+        "pifs-backoff",
+        "[topology] ap_backoff = false",
+        _without_pifs_backoff,
+        claims=("PIFS",),
+    )
+
+
+def _without_pifs_backoff(doc: dict[str, Any]) -> None:
+    """Only the runs whose AP uses PIFS change; the other methods' runs stay the same."""
+    topology = doc.get("topology", {})
+    if topology.get("ap_access") == "pifs":
+        topology["ap_backoff"] = False

@@ -18,6 +18,9 @@ class Run:
 
     params: dict[str, Any]
     scenario: Scenario
+    #: "sim" (the engine) or "kernel" (the namespace test bed, in real time; stored like a
+    #: simulated run, run only by ``tcplab reproduce --kernel``).
+    backend: str = "sim"
 
 
 #: A claim's verdict, in the order the report counts them.
@@ -128,6 +131,8 @@ class Experiment(ABC):
     #: (the kernel conformance matrix: root and half an hour of real time).
     explicit: bool = False
     published: tuple[Published, ...] = ()
+    #: For experiments with kernel test-bed runs: what running them costs, for the user.
+    kernel_time: str = ""
     #: Runs of the same experiment with one option changed, each testing a suspected cause
     #: of a failing claim (tcplab.experiments.ablation.Ablation).
     ablations: tuple[Any, ...] = ()
@@ -139,6 +144,12 @@ class Experiment(ABC):
     @abstractmethod
     def analyze(self, results: list[tuple[dict[str, Any], Result]], quick: bool) -> Outcome:
         """Tables, figures, published-vs-ours and checked claims from the runs' records."""
+
+    @property
+    def on_kernel(self) -> bool:
+        """Whether some runs go to the kernel test bed (root, real time): such experiments
+        run only when asked (``tcplab reproduce --kernel``)."""
+        return "testbed:kernel" in self.needs
 
     def missing(self, capabilities: dict[str, list[str]]) -> list[str]:
         """The needed mechanisms this engine build lacks."""

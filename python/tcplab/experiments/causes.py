@@ -28,23 +28,25 @@ CAUSES: dict[str, Cause] = {
         Cause(
             "threshold-rule",
             "CODE / NewVegas threshold rule",
-            'cc = { name = "code" | "newvegas", threshold_compare = "le" | "lt" }',
+            'cc = { name = "code" | "newvegas", threshold_decrease = "rtt_not_greater" | '
+            '"rtt_decreased" | "loss_only" }',
             "000's pseudocode lowers alpha when RTT <= RTT_old, which fires whenever the queue is "
-            "flat; its prose says the RTT 'begins decreasing' (<).",
+            "flat; its prose says the RTT 'begins decreasing' (<); its model of section 3.3 "
+            "(eqs. 13-17) lowers the thresholds only at a loss.",
         ),
         Cause(
             "veno-basertt-reset",
             "Veno's BaseRTT reset after a loss",
-            'cc = { name = "veno", reset_base_rtt = "on_loss" | "never" }',
+            'cc = { name = "veno", base_rtt_reset = "on_loss" | "never" }',
             "001 (section II) refreshes BaseRTT after each loss in its implementation; with "
             "background traffic the refreshed minimum includes the standing queue.",
         ),
         Cause(
             "vegasplus-count",
             "Vegas+ mode-switch count rule",
-            'cc = { name = "vegas_plus", count_rule = ... }',
-            "003 (section 4) does not say per what the count advances (per ACK or per RTT) nor "
-            "when it is cleared.",
+            'cc = { name = "vegas_plus", count_every = "ack" | "round" }',
+            "003 section 5.1 moves the count 'on every receipt of an ACK' but compares Vegas's "
+            "RTT, which Vegas measures once per round.",
         ),
         Cause(
             "stack-conventions",

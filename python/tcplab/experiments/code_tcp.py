@@ -27,7 +27,6 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .. import testbed
 from ..analysis import (
     code_epsilon,
     code_epsilon_polynomial,
@@ -43,8 +42,9 @@ from ..result import Result
 from ..scenario import Scenario
 from ..testbed import fig19
 from . import register
+from .ablation import threshold_ablations
 from .base import Claim, Experiment, Figure, Outcome, Published, Run
-from .common import claim, comparison, figure
+from .common import claim, comparison, every, figure
 
 Results = list[tuple[dict[str, Any], Result]]
 
@@ -327,6 +327,7 @@ class Fig3(Experiment):
     name = "code/fig3"
     paper = "code"
     title = "Window of Reno against NewVegas (fig. 3) and against CODE (fig. 5)"
+    ablations = threshold_ablations()
     setup = (
         "One Reno and one NewVegas (fig. 3) or CODE (fig. 5) flow on the fig. 7 dumbbell: 10 Mb/s and "
         "100 packets assumed, 23 ms bottleneck, 100 Mb/s 1 ms access; both flows start at 0 (assumed) and "
@@ -521,6 +522,7 @@ class _PairSweep(Experiment):
 class Fig9(_PairSweep):
     name = "code/fig9"
     title = "One Reno against one Vegas / Vegas-A / NewVegas / CODE: bottleneck bandwidth sweep"
+    ablations = threshold_ablations(quick=True)
     setup = (
         COMMON_SETUP + " Bottleneck bandwidth 5 to 50 Mb/s in steps of 5 (assumed), buffer 100 packets. "
         "Quick: 10 and 30 Mb/s."
@@ -564,7 +566,7 @@ def pair_claims(table: pd.DataFrame, x: str, what: str, **match: Any) -> list[Cl
         out.append(
             claim(
                 f"Vegas gets considerably less than Reno at every {what} (ratio < 0.5)",
-                bool((t["vegas"]["ratio"] < 0.5).all()),
+                every(t["vegas"]["ratio"] < 0.5),
                 _fmt_ratios(t["vegas"], x),
             )
         )
@@ -572,7 +574,7 @@ def pair_claims(table: pd.DataFrame, x: str, what: str, **match: Any) -> list[Cl
         out.append(
             claim(
                 f"Vegas-A stays considerably below Reno at every {what} (ratio < 1/{PARITY:g})",
-                bool((t["vegas_a"]["ratio"] < 1 / PARITY).all()),
+                every(t["vegas_a"]["ratio"] < 1 / PARITY),
                 _fmt_ratios(t["vegas_a"], x),
             )
         )
@@ -580,7 +582,7 @@ def pair_claims(table: pd.DataFrame, x: str, what: str, **match: Any) -> list[Cl
         out.append(
             claim(
                 f"NewVegas stays below Reno at every {what} (ratio < 1)",
-                bool((t["newvegas"]["ratio"] < 1).all()),
+                every(t["newvegas"]["ratio"] < 1),
                 _fmt_ratios(t["newvegas"], x),
             )
         )
@@ -591,7 +593,7 @@ def pair_claims(table: pd.DataFrame, x: str, what: str, **match: Any) -> list[Cl
         out.append(
             claim(
                 f"NewVegas improves noticeably on Vegas at every {what}",
-                bool((nv[common] > vg[common]).all()),
+                every(nv[common] > vg[common]),
                 f"mean ratio NewVegas {nv.mean():.2f} vs Vegas {vg.mean():.2f}",
             )
         )
@@ -601,7 +603,7 @@ def pair_claims(table: pd.DataFrame, x: str, what: str, **match: Any) -> list[Cl
             claim(
                 f"CODE and Reno get close throughputs at every {what} "
                 f"(ratio within [1/{PARITY:g}, {PARITY:g}])",
-                bool(((c["ratio"] > 1 / PARITY) & (c["ratio"] < PARITY)).all()),
+                every((c["ratio"] > 1 / PARITY) & (c["ratio"] < PARITY)),
                 _fmt_ratios(c, x),
             )
         )
@@ -611,7 +613,7 @@ def pair_claims(table: pd.DataFrame, x: str, what: str, **match: Any) -> list[Cl
             out.append(
                 claim(
                     f"The paper's ordering Vegas < Vegas-A < NewVegas < CODE (ratio to Reno) at every {what}",
-                    bool(ordered.all()),
+                    every(ordered),
                     "in this order at "
                     + (", ".join(f"{i:g}" for i in ordered.index[ordered]) or "none")
                     + "; out of order at "
@@ -654,6 +656,7 @@ def rtt_access(rtt_ms: float) -> dict[str, Any]:
 class Fig10(_PairSweep):
     name = "code/fig10-13"
     title = "One Reno against one delay-based flow with different RTTs (figs. 10-13)"
+    ablations = threshold_ablations(quick=True)
     setup = (
         COMMON_SETUP + " Fig. 8 topology: a 10 Mb/s, 100-packet bottleneck (assumed, as fig. 9's pairs) "
         "of 5 ms one way (chosen instead of 23 ms so that a 20 ms RTT is possible), each pair's access "
@@ -758,6 +761,7 @@ def _rtt_ratio_figure(table: pd.DataFrame):
 class Fig14(_PairSweep):
     name = "code/fig14"
     title = "One Reno against one delay-based flow: buffer size sweep"
+    ablations = threshold_ablations(quick=True)
     setup = (
         COMMON_SETUP + " Bottleneck 10 Mb/s (assumed); DropTail buffer 20, 40, ..., 200 packets (assumed; "
         "includes the 60 the paper mentions). Quick: 20, 60 and 200 packets."
@@ -807,7 +811,7 @@ class Fig14(_PairSweep):
         out.claims.append(
             claim(
                 "CODE achieves a higher throughput than Vegas-A and NewVegas at every buffer size",
-                bool((c > others.reindex(c.index)).all()),
+                every(c > others.reindex(c.index)),
                 "CODE vs the better of Vegas-A and NewVegas (Mb/s): "
                 + ", ".join(f"{b}: {c[b]:.2f} vs {others[b]:.2f}" for b in c.index),
             )
@@ -815,7 +819,7 @@ class Fig14(_PairSweep):
         out.claims.append(
             claim(
                 "CODE always achieves a higher throughput than Reno (ratio > 1 at every buffer size)",
-                bool((t["code"]["ratio"] > 1).all()),
+                every(t["code"]["ratio"] > 1),
                 _fmt_ratios(t["code"], "buffer"),
             )
         )
@@ -838,6 +842,7 @@ class Fig14(_PairSweep):
 class Fig15(_PairSweep):
     name = "code/fig15"
     title = "Ten flows: k Reno and 10 - k of one delay-based variant"
+    ablations = threshold_ablations(quick=True)
     setup = (
         COMMON_SETUP + " Ten flows, each with its own pair, on a 10 Mb/s, 100-packet bottleneck "
         "(assumed): k Reno and 10 - k of one variant, k = 1..9; average throughput per flow of each "
@@ -861,7 +866,7 @@ class Fig15(_PairSweep):
                 claim(
                     f"{LABEL[v]} flows get less than Reno flows even when Reno flows are the minority "
                     "(ratio < 1 for every k < 5)",
-                    len(few) > 0 and bool((few["ratio"] < 1).all()),
+                    every(few["ratio"] < 1),
                     _fmt_ratios(t[v], "k"),
                 )
             )
@@ -870,7 +875,7 @@ class Fig15(_PairSweep):
             claim(
                 "CODE achieves a reasonable fairness irrespective of k "
                 f"(ratio within [1/{PARITY:g}, {PARITY:g}])",
-                bool(((c["ratio"] > 1 / PARITY) & (c["ratio"] < PARITY)).all()),
+                every((c["ratio"] > 1 / PARITY) & (c["ratio"] < PARITY)),
                 _fmt_ratios(c, "k"),
             )
         )
@@ -912,6 +917,7 @@ class Table2(Experiment):
     name = "code/table2"
     paper = "code"
     title = "Jain's fairness index of 10 flows of one variant against the bandwidth (table 2)"
+    ablations = threshold_ablations()
     setup = (
         "Ten flows of one variant (CODE, NewVegas or Vegas), each with its own pair, all starting at 0 "
         "on the fig. 7 dumbbell (23 ms, 100 packets, access 100 Mb/s 1 ms, assumed); bottleneck 5 to "
@@ -996,7 +1002,7 @@ class Table2(Experiment):
         out.claims.append(
             claim(
                 "CODE's fairness is similar to NewVegas's and Vegas's (mean indices within 0.03)",
-                bool((abs(mean - mean["code"]) <= 0.03).all()),
+                every(abs(mean - mean["code"]) <= 0.03),
                 ", ".join(f"{LABEL[v]} {mean[v]:.3f}" for v in TABLE2_VARIANTS),
             )
         )
@@ -1011,6 +1017,7 @@ class Fig16(Experiment):
     name = "code/fig16"
     paper = "code"
     title = "Two CODE flows on one bottleneck: windows"
+    ablations = threshold_ablations()
     setup = (
         "Two CODE flows on the fig. 7 dumbbell (10 Mb/s, 100 packets, 23 ms, assumed), start times drawn "
         "uniformly in [0, 25] s (seed 1), 200 s (quick: 100 s); window sampled every 0.1 s. 'Stable' is "
@@ -1059,7 +1066,7 @@ class Fig16(Experiment):
         out.claims.append(
             claim(
                 "Two CODE flows are stable like Vegas: no losses and steady windows after 50 s",
-                losses == 0 and bool((cv < 0.1).all()),
+                losses == 0 and every(cv < 0.1),
                 f"{losses} losses after 50 s; window CV {', '.join(f'{x:.3f}' for x in cv)}; mean queue "
                 f"{q[q['time'] >= MEASURE_FROM]['packets'].mean():.1f} packets",
             )
@@ -1084,6 +1091,7 @@ class Fig17(Experiment):
     name = "code/fig17-18"
     paper = "code"
     title = "A second flow joins one in equilibrium: windows and bottleneck queue (Vegas pair, CODE pair)"
+    ablations = threshold_ablations()
     setup = (
         "Two flows of one variant (Vegas, then CODE) on a 5 Mb/s bottleneck (23 ms, 100 packets, access "
         "100 Mb/s 1 ms, assumed); flow 1 starts at 0 and is in equilibrium when flow 2 starts at 50 s "
@@ -1356,7 +1364,8 @@ class LinuxFig19(Experiment):
         "differs from the simulator's NewReno-style recovery."
     )
     needs = ("testbed:kernel",)
-    realtime = True
+    #: What ``tcplab reproduce --kernel`` costs (docs/reproduction.md).
+    kernel_time = "about 65 min of real time (quick: 6 runs, about 2 min)"
 
     def _points(self, quick: bool) -> list[tuple[float, str, float]]:
         bws = (10, 30) if quick else tuple(range(5, 55, 5))
@@ -1364,40 +1373,25 @@ class LinuxFig19(Experiment):
         return [(bw, p, duration) for p in fig19.PARTNERS for bw in bws]
 
     def runs(self, quick: bool) -> list[Run]:
+        """Each point twice: simulated, and on the kernel test bed (stored like the simulated
+        run, under its own key; ``tcplab reproduce --kernel`` runs it)."""
         return [
-            Run({"bandwidth_mbps": bw, "partner": p}, fig19.scenario(bw, p, duration))
+            Run(
+                {"backend": backend, "bandwidth_mbps": bw, "partner": p},
+                fig19.scenario(bw, p, duration),
+                backend,
+            )
             for bw, p, duration in self._points(quick)
+            for backend in ("sim", "kernel")
         ]
 
     def analyze(self, results: Results, quick: bool) -> Outcome:
         out = Outcome(self)
-        rows = []
-        for params, res in results:
-            for _, f in res.flows.iterrows():
-                rows.append(
-                    {
-                        "backend": "sim",
-                        **params,
-                        "flow": f["name"],
-                        "cc": f["cc"],
-                        "goodput_bps": f["goodput_bps"],
-                    }
-                )
-        # The kernel side runs live (real time, not reproducible bit for bit, so not stored).
-        for params, _ in results:
-            bw, partner = params["bandwidth_mbps"], params["partner"]
-            duration = next(d for b, p, d in self._points(quick) if b == bw and p == partner)
-            flows = testbed.run_scenario(fig19.scenario(bw, partner, duration), capture=False).flows
-            for _, f in flows.iterrows():
-                rows.append(
-                    {
-                        "backend": "kernel",
-                        **params,
-                        "flow": f["name"],
-                        "cc": f["cc"],
-                        "goodput_bps": f["goodput_bps"],
-                    }
-                )
+        rows = [
+            {**params, "flow": f["name"], "cc": f["cc"], "goodput_bps": f["goodput_bps"]}
+            for params, res in results
+            for _, f in res.flows.iterrows()
+        ]
         table = fig19.side_by_side(pd.DataFrame(rows))
         out.tables["kernel beside simulator (Mb/s)"] = table
 

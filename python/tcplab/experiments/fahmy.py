@@ -17,7 +17,7 @@ from ..result import Result
 from ..scenario import Scenario
 from . import register
 from .base import Experiment, Figure, Outcome, Published, Run
-from .common import claim, comparison, figure, flows_frame
+from .common import claim, comparison, every, figure, flows_frame
 
 SOURCE = "002, table {}"
 DURATION = 100.0
@@ -195,7 +195,7 @@ class Fig3(Experiment):
         out.claims.append(
             claim(
                 "With small buffers (6, 9) Vegas gets at least as much as Reno",
-                all(r["vegas_kbps"] >= r["reno_kbps"] for r in small),
+                every(r["vegas_kbps"] >= r["reno_kbps"] for r in small),
                 ", ".join(f"{r['buffer']}: {r['vegas_kbps']:.0f} vs {r['reno_kbps']:.0f}" for r in small),
             )
         )
@@ -203,7 +203,7 @@ class Fig3(Experiment):
         out.claims.append(
             claim(
                 "From 25 packets on, Reno takes most of the link",
-                all(r["reno_kbps"] > 2 * r["vegas_kbps"] for r in big),
+                every(r["reno_kbps"] > 2 * r["vegas_kbps"] for r in big),
             )
         )
         return out
@@ -310,7 +310,7 @@ class Table4(_Hops):
         out.claims.append(
             claim(
                 "With 6-packet queues Vegas gets more than Reno at every hop count",
-                bool((t["vegas_kbps"] > t["reno_kbps"]).all()),
+                every(t["vegas_kbps"] > t["reno_kbps"]),
             )
         )
         return out

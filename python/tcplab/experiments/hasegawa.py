@@ -34,8 +34,9 @@ from ..analysis.stats import concat_flows, mean_ci
 from ..result import Result
 from ..scenario import Scenario
 from . import register
+from .ablation import stack_ablations, vegasplus_count_ablation
 from .base import Claim, Experiment, Figure, Outcome, Run
-from .common import claim, flows_frame
+from .common import claim, every, flows_frame
 
 # -- the network of section 3 and 4.2 ----------------------------------------------------------
 BOTTLENECK_BPS = 1.5e6
@@ -428,7 +429,7 @@ def _per_case(fn: Callable[[int, int], tuple[bool, str]]) -> tuple[bool, str]:
     """Applies a per-case check to all three cases; holds if it holds in each."""
     results = [(nr, nv, *fn(nr, nv)) for nr, nv in CASES]
     detail = "; ".join(f"({nr},{nv}): {d}" for nr, nv, _, d in results)
-    return all(ok for _, _, ok, _ in results), detail
+    return every(ok for _, _, ok, _ in results), detail
 
 
 def _compare_variants(agg: pd.DataFrame, fairer: str, than: str) -> Claim:
@@ -482,6 +483,7 @@ class Fig3(Experiment):
     name = "hasegawa/fig3"
     paper = "hasegawa"
     title = "Reno vs Vegas behind a DropTail router: simulation and analysis (fig. 3)"
+    ablations = stack_ablations("min-rto-1s", "delayed-ack")
     setup = _setup_common(
         " DropTail router; (Nr, Nv) = (5, 5), (5, 10), (10, 5). Analysis: eqs. (5)-(12) with "
         "tau = 6.5 ms and mu = 1.5 Mb/s / 1040 B; it needs 2 tau mu + B > Nv (alpha + beta)/2."
@@ -565,8 +567,8 @@ def droptail_claims(agg: pd.DataFrame) -> list[Claim]:
     )
     small = d[(d["buffer"] < 20) & d["model_reno_kbps"].notna()]
     if len(small):
-        under = bool((small["reno_kbps"] > small["model_reno_kbps"]).all())
-        over = bool((small["vegas_kbps"] < small["model_vegas_kbps"]).all())
+        under = every(small["reno_kbps"] > small["model_reno_kbps"])
+        over = every(small["vegas_kbps"] < small["model_vegas_kbps"])
         detail = "; ".join(
             f"({int(r.n_reno)},{int(r.n_vegas)},B={int(r.buffer)}): Reno {r.reno_kbps:.0f} vs model "
             f"{r.model_reno_kbps:.0f}, Vegas {r.vegas_kbps:.0f} vs {r.model_vegas_kbps:.0f}"
@@ -893,6 +895,7 @@ class Fig7(Experiment):
     name = "hasegawa/fig7-8"
     paper = "hasegawa"
     title = "Vegas and Vegas+ against on/off Reno traffic: window and instantaneous throughput (figs. 7, 8)"
+    ablations = (vegasplus_count_ablation(),)
     setup = (
         "Fig. 1 network, DropTail B = 100; 1000 s. One Vegas (a) or Vegas+ with count_max = 8 (b) from a "
         "random time in [0, 1] s; five Reno flows active only in 250-500 s and 750-1000 s (on/off "
@@ -1077,6 +1080,7 @@ class Fig9(Experiment):
     name = "hasegawa/fig9"
     paper = "hasegawa"
     title = "Reno vs Vegas+ behind DropTail, count_max = 8 and 5, beside Vegas (figs. 9, 10)"
+    ablations = (vegasplus_count_ablation(quick=True),)
     setup = _setup_common(
         " As fig. 3 with the Vegas flows replaced by Vegas+ (section 5.1) with count_max = 8 (fig. 9) and "
         "5 (fig. 10); the fig. 3 runs (plain Vegas) are shown beside them."

@@ -48,6 +48,7 @@ class LinuxConformance(Experiment):
     needs = ("testbed:kernel",)
     realtime = True
     explicit = True
+    kernel_time = "about 30 min of real time for the full matrix (quick: a few minutes)"
 
     def __init__(self, sim_stack: str | None = _FROM_ENV, jitter: dict[str, Any] | None = cf.BED_JITTER):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it

@@ -34,8 +34,9 @@ import pandas as pd
 from ..result import Result, jain_index
 from ..scenario import Scenario
 from . import register
+from .ablation import pifs_backoff_ablation, stack_ablations
 from .base import Experiment, Figure, Outcome, Published, Run
-from .common import claim, comparison
+from .common import claim, comparison, every
 
 SOURCE = "004, {}"
 DURATION = 200.0
@@ -828,7 +829,7 @@ class Fig7(Experiment):
             claim(
                 f"Loss-based and hybrid TCP: uplinks get at least {UNFAIR_RATIO:g}x the downlinks' "
                 "throughput at every AP buffer size",
-                len(lb) > 0 and bool((lb["up_over_down"] >= UNFAIR_RATIO).all()),
+                every(lb["up_over_down"] >= UNFAIR_RATIO),
                 ""
                 if worst is None
                 else f"smallest up/down ratio {worst['up_over_down']:.2f} ({LABEL[worst['cc']]}, "
@@ -842,7 +843,7 @@ class Fig7(Experiment):
                 claim(
                     "Delay-based TCP is fair between directions with a large AP buffer "
                     f"(up/down < {UNFAIR_RATIO:g} at {int(big['ap_buffer'].iloc[0])} packets)",
-                    bool((big["up_over_down"] < UNFAIR_RATIO).all()),
+                    every(big["up_over_down"] < UNFAIR_RATIO),
                     ", ".join(f"{LABEL[r.cc]} {r.up_over_down:.2f}" for r in big.itertuples()),
                 )
             )
@@ -850,7 +851,7 @@ class Fig7(Experiment):
             out.claims.append(
                 claim(
                     "Delay-based TCP is fairer with a large AP buffer than with a small one",
-                    bool((big.set_index("cc")["jain_all"] >= small.set_index("cc")["jain_all"]).all()),
+                    every(big.set_index("cc")["jain_all"] >= small.set_index("cc")["jain_all"]),
                     ", ".join(
                         f"{LABEL[cc]} Jain {small.set_index('cc').loc[cc, 'jain_all']:.2f} -> "
                         f"{big.set_index('cc').loc[cc, 'jain_all']:.2f}"
@@ -1019,6 +1020,7 @@ class _Methods(Experiment):
 class Fig8(_Methods):
     name = "wlan/fig8"
     title = "16 uplink Reno flows: unmodified, PIFS, split buffer, ACK-loss reaction"
+    ablations = stack_ablations("bytes-growth", "delayed-ack")
     setup = (
         SETUP + " 16 uplink Reno flows. (a) unmodified; (b) the AP uses PIFS instead of DIFS (ref. [12]; "
         "(b*) also without backoff); (c) AP buffer split into 50 data + 50 ACK packets with advertised "
@@ -1103,6 +1105,7 @@ class Fig8(_Methods):
 class Fig10(_Methods):
     name = "wlan/fig10"
     title = "8 uplink + 8 downlink Reno flows: unmodified, PIFS, split buffer, ACK-loss reaction"
+    ablations = (pifs_backoff_ablation(), *stack_ablations("bytes-growth", "delayed-ack"))
     setup = (
         SETUP + " 8 uplink and 8 downlink Reno flows, stations at 4 m; methods (a)-(d) as fig. 8 (and (b*)). "
         "Full mode also runs every method with delayed ACKs, and (a) with a 100-packet station queue and "

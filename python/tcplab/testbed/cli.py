@@ -41,7 +41,8 @@ def run_cmd(
 
 @app.command("cleanup")
 def cleanup_cmd() -> None:
-    """Remove namespaces left by a test bed that was killed before tearing down."""
+    """Remove what runs whose process is gone left behind (namespaces, their processes,
+    sockets and qdiscs); a run still going is never touched."""
     names = net.cleanup()
     typer.echo(f"removed {len(names)} namespace(s)" + (f": {', '.join(names)}" if names else ""))
 

@@ -146,10 +146,13 @@ KERNEL_DEFAULTS: dict[str, dict[str, Any]] = {"cubic": {"hystart": True}}
 
 def kernel_scenario(sim: Scenario) -> Scenario:
     """The test bed's document: the simulator's without the bottleneck jitter (the bed's
-    own jitter is what that models; the bed cannot add any) and without the parameters
-    that only say what the kernel's module does anyway."""
+    own jitter is what that models; the bed cannot add any), without the parameters
+    that only say what the kernel's module does anyway, and with ``stack = "linux"`` (what
+    the bed is; segments then carry ``MSS`` payload bytes, the frame ``FRAME_OVERHEAD``
+    more, whatever profile the simulator's side uses)."""
     k = Scenario(copy.deepcopy(sim.doc))
     k.doc["topology"]["bottleneck"].pop("jitter", None)
+    k.doc.setdefault("tcp", {})["stack"] = "linux"
     for f in k.doc.get("flows", []):
         if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
             f["cc"] = f["cc"]["name"]

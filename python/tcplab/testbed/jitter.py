@@ -79,20 +79,9 @@ def measure(
     the request's serialisation at the bottleneck, Ethernet header included), in seconds."""
     import numpy as np
 
-    from .. import kernel
     from . import net
 
-    delay_exe = kernel.build_delay()
-    with net.testbed(
-        rate_bps=rate_bps,
-        buffer_packets=100,
-        mtu=1500,
-        delay_exe=delay_exe,
-        delay_fwd_us=int(round(one_way * 1e6)),
-        delay_rev_us=int(round(one_way * 1e6)),
-        loss=0.0,
-        seed=1,
-    ) as bed:
+    with net.idle_testbed(rate_bps=rate_bps, one_way_us=int(round(one_way * 1e6))) as bed:
         p = bed.run(
             "s", sys.executable, __file__, net.RECEIVER_ADDR, str(count), str(interval), str(size), check=True
         )

@@ -15,13 +15,17 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PREFIX = "tlb"
+from . import owner
+from .available import BED, missing_message
+
+ROLES = ("s", "r", "d", "h")
 SENDER_ADDR = "10.201.1.1"
 ROUTER_IN = "10.201.1.254"
 ROUTER_OUT = "10.201.2.254"
@@ -32,8 +36,15 @@ class TestbedError(RuntimeError):
     pass
 
 
+def require(tools: tuple[str, ...]) -> None:
+    """Raises a TestbedError naming every missing tool and its package."""
+    message = missing_message(tools)
+    if message is not None:
+        raise TestbedError(message)
+
+
 def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
-    p = subprocess.run(list(cmd), capture_output=True, text=True)
+    p = owner.run(*cmd)
     if check and p.returncode != 0:
         raise TestbedError(f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
     return p
@@ -41,7 +52,8 @@ def sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
 
 @dataclass
 class Bed:
-    """A running test bed: namespace names and the processes started in them."""
+    """A running test bed: namespace names and the processes started in them (each dies
+    with this process: ``owner.preexec``)."""
 
     tag: str
     procs: list[subprocess.Popen] = field(default_factory=list)
@@ -49,18 +61,29 @@ class Bed:
     def ns(self, role: str) -> str:
         return f"{self.tag}-{role}"
 
+    @property
+    def namespaces(self) -> list[str]:
+        return [self.ns(role) for role in ROLES]
+
     def run(self, role: str, *cmd: str, check: bool = True) -> subprocess.CompletedProcess:
         return sh("ip", "netns", "exec", self.ns(role), *cmd, check=check)
 
     def spawn(self, role: str, *cmd: str, stdout=subprocess.PIPE, stderr=subprocess.PIPE) -> subprocess.Popen:
         p = subprocess.Popen(
-            ["ip", "netns", "exec", self.ns(role), *cmd], stdout=stdout, stderr=stderr, text=True
+            ["ip", "netns", "exec", self.ns(role), *cmd],
+            stdout=stdout,
+            stderr=stderr,
+            text=True,
+            preexec_fn=owner.preexec(),
         )
         self.procs.append(p)
         return p
 
 
 def _quiet_offloads(bed: Bed, role: str, dev: str) -> None:
+    """Checksum offload, segmentation and receive coalescing off: the bottleneck and the
+    delay element must see every packet as it is on the wire. A failure is an error, never
+    a bed that quietly measures 64 KB super-packets."""
     bed.run(
         role,
         "ethtool",
@@ -76,7 +99,6 @@ def _quiet_offloads(bed: Bed, role: str, dev: str) -> None:
         "off",
         "gro",
         "off",
-        check=False,
     )
 
 
@@ -90,8 +112,12 @@ def build(
     delay_rev_us: int,
     loss: float,
     seed: int,
+    window_bytes: int = 0,
 ) -> None:
-    for role in ("s", "r", "d", "h"):
+    """Builds the four namespaces. ``window_bytes``: the most a connection may need in
+    flight; the receiver's and sender's buffer limits are raised to twice that (never below
+    Linux's defaults) so that the kernel's own windows do not limit the flows."""
+    for role in ROLES:
         sh("ip", "netns", "add", bed.ns(role))
         bed.run(role, "ip", "link", "set", "lo", "up")
     pairs = [("s", "s0", "r", "r0"), ("r", "r1", "d", "da"), ("d", "db", "h", "h0")]
@@ -121,6 +147,7 @@ def build(
     bed.run("s", "ip", "route", "add", "default", "via", ROUTER_IN)
     bed.run("h", "ip", "route", "add", "default", "via", ROUTER_OUT)
     bed.run("r", "sysctl", "-qw", "net.ipv4.ip_forward=1")
+    _raise_buffers(bed, window_bytes)
     # The bottleneck: TBF for the rate, a pfifo child for the buffer in packets.
     burst = max(2 * (mtu + 14), int(rate_bps / 8 / 1000))
     bed.run(
@@ -164,12 +191,29 @@ def build(
     line = p.stderr.readline()
     if "ready" not in line:
         raise TestbedError(f"delay element did not start: {line.strip()}")
-    # Resolve neighbours through the bridge before any measurement.
-    bed.run("s", "ping", "-c", "1", "-W", "2", RECEIVER_ADDR, check=False)
+    # Resolve neighbours through the bridge before any measurement. No reply (exit code 1)
+    # can be the bed's random loss; anything else is a failure.
+    p = bed.run("s", "ping", "-c", "1", "-W", "2", RECEIVER_ADDR, check=False)
+    if p.returncode not in (0, 1):
+        raise TestbedError(f"ping through the bed failed ({p.returncode}): {p.stderr.strip()}")
+
+
+#: Linux's default ``tcp_rmem`` and ``tcp_wmem`` (min, default, max bytes).
+TCP_RMEM = (4096, 131072, 6291456)
+TCP_WMEM = (4096, 16384, 4194304)
+#: Buffers are not raised past this (sysctl values are ints).
+BUFFER_CAP = 1 << 30
+
+
+def _raise_buffers(bed: Bed, window_bytes: int) -> None:
+    need = min(BUFFER_CAP, 2 * window_bytes)
+    for role, key, (lo, default, high) in (("h", "tcp_rmem", TCP_RMEM), ("s", "tcp_wmem", TCP_WMEM)):
+        if need > high:
+            bed.run(role, "sysctl", "-qw", f"net.ipv4.{key}={lo} {default} {need}")
 
 
 def teardown(bed: Bed) -> None:
-    """Stops every process the bed started (by pid), then deletes its namespaces."""
+    """Stops every process the bed started (by pid), then releases its namespaces."""
     for p in bed.procs:
         if p.poll() is None:
             p.send_signal(signal.SIGTERM)
@@ -180,46 +224,74 @@ def teardown(bed: Bed) -> None:
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
-    for role in ("s", "r", "d", "h"):
-        _delete_ns(bed.ns(role))
+    for name in bed.namespaces:
+        owner.release_namespace(name)
 
 
-def _delete_ns(name: str) -> None:
-    pids = sh("ip", "netns", "pids", name, check=False).stdout.split()
-    for pid in pids:
-        with suppress(ProcessLookupError, ValueError):
-            os.kill(int(pid), signal.SIGKILL)
-    sh("ip", "netns", "delete", name, check=False)
-
-
-def stale() -> list[str]:
-    out = sh("ip", "netns", "list", check=False).stdout
-    return [line.split()[0] for line in out.splitlines() if line.startswith(PREFIX)]
+def present() -> list[str]:
+    """Every test-bed namespace on this machine, live or left behind."""
+    return owner.bed_namespaces()
 
 
 def cleanup() -> list[str]:
-    """Removes namespaces left by a test bed that was killed before it could tear down."""
-    names = stale()
-    for name in names:
-        _delete_ns(name)
-    return names
+    """Removes what runs whose process is gone left behind (never a live run's); returns
+    the namespaces removed."""
+    return owner.reap()
+
+
+#: Signals that end a run with a teardown (Ctrl-C is Python's KeyboardInterrupt already).
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 @contextmanager
 def testbed(**kwargs) -> Iterator[Bed]:
-    """Builds the bed, yields it, and always tears it down (errors, Ctrl-C, SIGTERM)."""
+    """Builds the bed, yields it, and always tears it down (errors, Ctrl-C, SIGTERM,
+    SIGHUP); if this process is killed outright its guardian does (``owner``). Leftovers
+    of dead runs are reaped first."""
     if os.geteuid() != 0:
         raise TestbedError("the test bed needs root (network namespaces, tc, BPF)")
-    bed = Bed(tag=f"{PREFIX}{os.getpid()}")
-    previous = signal.getsignal(signal.SIGTERM)
+    require(BED)
+    owner.reap()
+    bed = Bed(tag=f"{owner.PREFIX}{os.getpid()}")
 
-    def on_term(signum, frame):
+    def on_signal(signum, frame):
         raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, on_term)
+    main = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.signal(sig, on_signal) for sig in ENDING_SIGNALS} if main else {}
     try:
-        build(bed, **kwargs)
-        yield bed
+        with owner.claim(bed.tag, bed.namespaces):
+            try:
+                build(bed, **kwargs)
+                yield bed
+            finally:
+                teardown(bed)
+    except owner.OwnershipError as e:
+        raise TestbedError(str(e)) from None
     finally:
-        teardown(bed)
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def idle_testbed(
+    rate_bps: float = 10e6,
+    one_way_us: int = 5000,
+    mtu: int = 1500,
+    buffer_packets: int = 100,
+    window_bytes: int = 0,
+):
+    """A bed without loss and with the same delay both ways, for probes (``jitter``) and
+    tests; a context manager like ``testbed``."""
+    from .. import kernel
+
+    return testbed(
+        rate_bps=rate_bps,
+        buffer_packets=buffer_packets,
+        mtu=mtu,
+        delay_exe=kernel.build_delay(),
+        delay_fwd_us=one_way_us,
+        delay_rev_us=one_way_us,
+        loss=0.0,
+        seed=1,
+        window_bytes=window_bytes,
+    )

@@ -30,6 +30,18 @@ STACKS = ("linux",)
 #: Header bytes on the wire besides the payload: IPv4 20 + TCP 20 (+ 12 of timestamps).
 HEADERS = 40
 TIMESTAMP_OPTION = 12
+#: The Ethernet header, which the bottleneck (TBF on a veth) counts in every frame.
+ETHERNET = 14
+#: ``tcp.rwnd`` at or above this (packets) never limits in the simulator (its default).
+RWND_UNLIMITED = 100000
+#: What the bed does with each ``[tcp]`` key it accepts (docs/kernel.md has the table);
+#: every other key is refused.
+TCP_KEYS = {
+    "mss": "applied: the veths' MTU",
+    "stack": "only 'linux' (the kernel's own stack)",
+    "header_bytes": "must equal the bed's bytes per segment at the bottleneck beside the payload",
+    "rwnd": f"only >= {RWND_UNLIMITED} (never limits); a limiting window cannot be held on Linux",
+}
 
 _UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9}
 _TIMES = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "min": 60.0}
@@ -88,6 +100,19 @@ class TestbedPlan:
         the timestamp option; without it the bed's historical mss + 40."""
         return self.mss + HEADERS + (TIMESTAMP_OPTION if self.stack == "linux" else 0)
 
+    @property
+    def window_bytes(self) -> int:
+        """The most one connection can have in flight: the path's bandwidth-delay product
+        plus a full bottleneck buffer (in frames of the MTU)."""
+        bdp = self.rate_bps / 8 * (self.delay_fwd + self.delay_rev)
+        return int(bdp + self.buffer_packets * (self.mtu + ETHERNET))
+
+    @property
+    def header_bytes(self) -> int:
+        """What a segment of ``mss`` payload bytes adds at the bottleneck, in the simulator's
+        ``tcp.header_bytes`` terms: the frame (MTU + Ethernet) less ``mss``."""
+        return self.mtu + ETHERNET - self.mss
+
 
 def _unsupported(where: str, what: str) -> ScenarioError:
     return ScenarioError(where, f"{what} is not supported by the kernel test bed")
@@ -141,7 +166,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     measure = tuple(float(x) for x in sim.get("measure", [0.0, duration]))
     tcp = doc.get("tcp", {})
     for key in tcp:
-        if key not in ("mss", "rwnd", "header_bytes", "stack"):
+        if key not in TCP_KEYS:
             raise _unsupported(f"tcp.{key}", "this key")
     stack = tcp.get("stack")
     if stack is not None and stack not in STACKS:
@@ -151,6 +176,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     mss = int(tcp.get("mss", 1000))
     if not 500 <= mss <= 8960:
         raise ScenarioError("tcp.mss", f"{mss} is out of range; allowed: 500 to 8960")
+    _check_rwnd(tcp)
     p = TestbedPlan(
         duration=duration,
         measure=(measure[0], measure[1]),
@@ -164,6 +190,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
         stack=stack,
         seed=int(sim.get("seed", 1)),
     )
+    _check_header_bytes(tcp, p)
     index = 0
     for i, f in enumerate(doc.get("flows", [])):
         where = f"flows[{i}]"
@@ -200,3 +227,34 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     if not p.flows:
         raise ScenarioError("flows", "no flows")
     return p
+
+
+def _check_rwnd(tcp: dict[str, Any]) -> None:
+    """``tcp.rwnd`` is accepted only where it never limits: Linux recomputes a connection's
+    window clamp from its receive buffer whenever the measured payload-to-buffer ratio
+    changes (``tcp_measure_rcv_mss``), so a route's ``window`` or ``TCP_WINDOW_CLAMP`` does
+    not hold, and ``SO_RCVBUF`` gives a window that depends on that ratio."""
+    if "rwnd" not in tcp:
+        return
+    rwnd = tcp["rwnd"]
+    if isinstance(rwnd, bool) or not isinstance(rwnd, int) or rwnd < RWND_UNLIMITED:
+        raise ScenarioError(
+            "tcp.rwnd",
+            f"{rwnd!r}: the kernel test bed cannot hold the receive window to a set size (Linux "
+            f"recomputes its window clamp from the receive buffer); allowed: an integer >= "
+            f"{RWND_UNLIMITED} (never limits), or leave it out",
+        )
+
+
+def _check_header_bytes(tcp: dict[str, Any], p: TestbedPlan) -> None:
+    """``tcp.header_bytes`` is accepted only when it is what the bed's segments carry: the
+    kernel's headers and the Ethernet header are fixed, so the simulator's figure cannot be
+    applied without changing the payload."""
+    if "header_bytes" in tcp and tcp["header_bytes"] != p.header_bytes:
+        raise ScenarioError(
+            "tcp.header_bytes",
+            f"{tcp['header_bytes']!r}: on the kernel test bed a segment of tcp.mss = {p.mss} "
+            f"payload bytes takes {p.mss + p.header_bytes} bytes at the bottleneck (Ethernet "
+            f"{ETHERNET} + IPv4 20 + TCP 20 + timestamps 12, MTU {p.mtu}); allowed: "
+            f"{p.header_bytes}, or leave it out",
+        )

@@ -17,6 +17,7 @@ from .. import kernel
 from ..result import TABLES, Result
 from ..scenario import Scenario
 from . import net
+from .available import BED
 from .plan import FlowPlan, TestbedPlan, plan
 from .sampler import QDISC_FIELDS, TCP_FIELDS
 
@@ -114,6 +115,12 @@ def run_plan(
     capture: bool = True,
     sample_interval: float = SAMPLE_INTERVAL,
 ) -> Result:
+    ports = any(f.kernel_cc.startswith("tl_") for f in p.flows)
+    net.require(
+        (*BED, "iperf3", "nstat")
+        + (("tcpdump",) if capture and out_dir is not None else ())
+        + (("make", "clang", "bpftool") if ports else ())
+    )
     kernel.build_dir().mkdir(parents=True, exist_ok=True)
     delay_exe = kernel.build_delay()
     for f in p.flows:
@@ -133,6 +140,7 @@ def run_plan(
         delay_rev_us=int(round(p.delay_rev * 1e6)),
         loss=p.loss_data,
         seed=p.seed,
+        window_bytes=p.window_bytes,
     ) as bed:
         dump = None
         if capture and out is not None:
@@ -284,6 +292,11 @@ def _records(
         if "error" in client:
             raise net.TestbedError(f"iperf3 flow {f.name}: {client['error']}")
         goodput, total = _goodput(server, f, p.measure)
+        if total <= 0:  # the connection opened but no segment crossed: the bed is broken
+            raise net.TestbedError(
+                f"flow {f.name} delivered no data through the bed (MTU {p.mtu}); "
+                "the delay element or the bottleneck dropped every segment"
+            )
         streams = client.get("end", {}).get("streams", [{}])
         sender = streams[0].get("sender", {}) if streams else {}
         mine = flow_samples(samples, BASE_PORT + i) if len(samples) else pd.DataFrame()

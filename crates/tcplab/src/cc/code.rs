@@ -6,7 +6,7 @@
 //! algorithm's default RTT choice. The rule itself is [`ThresholdRule`].
 
 use super::delay::split_params;
-use super::newvegas::{OnDupackLoss, ThresholdRule};
+use super::newvegas::{OnDupackLoss, ThresholdDecrease, ThresholdParams, ThresholdRule};
 use super::params::check_range;
 use super::round::RttChoice;
 use super::vegas::{VegasConfig, VegasFamily};
@@ -40,14 +40,26 @@ pub fn from_spec(spec: &CcSpec, field: &str) -> Result<Code, ConfigError> {
     let p: CodeParams = parse_params(&own, field)?;
     check_range(field, "epsilon", p.epsilon, 0.01, 1.0)?;
     check_range(field, "increase", p.increase, 0.0, 100.0)?;
+    let (rest, t) = ThresholdParams::split(&rest, field)?;
     let cfg = VegasConfig::from_spec(&rest, field, RttChoice::Min)?;
-    Ok(new(cfg, &p))
+    Ok(with_decrease(cfg, &p, t.threshold_decrease))
 }
 
 pub fn new(cfg: VegasConfig, p: &CodeParams) -> Code {
+    with_decrease(cfg, p, ThresholdDecrease::default())
+}
+
+/// CODE with the given reading of the threshold-decrease rule (NewVegas's, which CODE keeps).
+pub fn with_decrease(cfg: VegasConfig, p: &CodeParams, decrease: ThresholdDecrease) -> Code {
     VegasFamily::new(
         cfg,
-        ThresholdRule::new("code", &cfg, p.increase, OnDupackLoss::Scale(p.epsilon)),
+        ThresholdRule::new(
+            "code",
+            &cfg,
+            p.increase,
+            OnDupackLoss::Scale(p.epsilon),
+            decrease,
+        ),
     )
 }
 

@@ -6,11 +6,59 @@
 //! The same adaptive-threshold rule, with a different step and loss reaction, is CODE
 //! TCP's ([`super::code`]), so the rule lives here as [`ThresholdRule`].
 
+use super::delay::split_params;
 use super::round::RttChoice;
 use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamily};
-use super::{CcSpec, LossKind};
+use super::{parse_params, CcSpec, LossKind};
 use crate::config::ConfigError;
 use crate::sim::Time;
+use serde::Deserialize;
+
+/// When the thresholds fall back toward alpha0 and beta0 between losses. 000 reads three
+/// ways, so each reading is an option and the pseudocode's is the default.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThresholdDecrease {
+    /// 000 section 2.4's pseudocode: "if (RTT <= RTT_old and alpha > alpha0)". A flat queue
+    /// (equal RTTs) lowers the thresholds too.
+    #[default]
+    RttNotGreater,
+    /// 000 section 2.4's prose: "if the RTT begins decreasing" (RTT < RTT_old).
+    RttDecreased,
+    /// 000 section 3.3's model behind eqs. (13)-(17): between losses the window only
+    /// falls to the scaled thresholds and then grows, i.e. the thresholds never fall
+    /// between losses; only a loss lowers them.
+    LossOnly,
+}
+
+impl ThresholdDecrease {
+    /// Whether a round whose RTT is `rtt` after `rtt_old` lowers the thresholds.
+    fn fires(self, rtt: Time, rtt_old: Time) -> bool {
+        match self {
+            ThresholdDecrease::RttNotGreater => rtt <= rtt_old,
+            ThresholdDecrease::RttDecreased => rtt < rtt_old,
+            ThresholdDecrease::LossOnly => false,
+        }
+    }
+}
+
+/// The threshold rule's options, shared by NewVegas and CODE.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ThresholdParams {
+    /// Which reading of the rule that lowers the thresholds (see [`ThresholdDecrease`]).
+    pub threshold_decrease: ThresholdDecrease,
+}
+
+impl ThresholdParams {
+    pub const KEYS: &'static [&'static str] = &["threshold_decrease"];
+
+    /// Takes the rule's own keys out of `spec`, returning the rest and the parsed options.
+    pub fn split(spec: &CcSpec, field: &str) -> Result<(CcSpec, Self), ConfigError> {
+        let (rest, own) = split_params(spec, Self::KEYS);
+        Ok((rest, parse_params(&own, field)?))
+    }
+}
 
 /// How the thresholds react to a loss detected by duplicate ACKs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -33,6 +81,7 @@ pub struct ThresholdRule {
     /// 2 in CODE).
     increase: f64,
     on_dupack_loss: OnDupackLoss,
+    decrease: ThresholdDecrease,
     /// The previous round's RTT and window (000 section 2.4's RTT_old and W_old).
     pub(crate) prev: Option<(Time, f64)>,
 }
@@ -43,6 +92,7 @@ impl ThresholdRule {
         cfg: &VegasConfig,
         increase: f64,
         on_dupack_loss: OnDupackLoss,
+        decrease: ThresholdDecrease,
     ) -> Self {
         ThresholdRule {
             name,
@@ -52,6 +102,7 @@ impl ThresholdRule {
             beta: cfg.beta,
             increase,
             on_dupack_loss,
+            decrease,
             prev: None,
         }
     }
@@ -76,8 +127,8 @@ impl AvoidanceRule for ThresholdRule {
     }
 
     /// Second half, once per RTT: if RTT > RTT_old and W <= W_old, both thresholds rise
-    /// (the flow is not the cause of the growing delay); if RTT <= RTT_old and
-    /// alpha > alpha0, both fall by one. W is the window after this round's change and
+    /// (the flow is not the cause of the growing delay); if RTT <= RTT_old (or the
+    /// reading chosen by [`ThresholdDecrease`]) and alpha > alpha0, both fall by one. W is the window after this round's change and
     /// W_old the previous round's (000 table 1). Slow-start rounds only record RTT_old
     /// and W_old: the rule is confined to congestion avoidance.
     fn after_round(&mut self, v: &RoundView, cwnd: f64) {
@@ -86,7 +137,7 @@ impl AvoidanceRule for ThresholdRule {
                 self.alpha += self.increase;
                 self.beta += self.increase;
             }
-            if v.rtt <= rtt_old && self.alpha > self.alpha0 {
+            if self.decrease.fires(v.rtt, rtt_old) && self.alpha > self.alpha0 {
                 self.alpha -= 1.0;
                 self.beta -= 1.0;
             }
@@ -130,14 +181,19 @@ pub type NewVegas = VegasFamily<ThresholdRule>;
 /// beta0, default 1 and 3 as in 000 section 2.4). The RTT is that of "the target packet",
 /// i.e. of the round's last sample.
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<NewVegas, ConfigError> {
-    let cfg = VegasConfig::from_spec(spec, field, RttChoice::Last)?;
-    Ok(new(cfg))
+    let (rest, p) = ThresholdParams::split(spec, field)?;
+    let cfg = VegasConfig::from_spec(&rest, field, RttChoice::Last)?;
+    Ok(with_decrease(cfg, p.threshold_decrease))
 }
 
 pub fn new(cfg: VegasConfig) -> NewVegas {
+    with_decrease(cfg, ThresholdDecrease::default())
+}
+
+pub fn with_decrease(cfg: VegasConfig, decrease: ThresholdDecrease) -> NewVegas {
     VegasFamily::new(
         cfg,
-        ThresholdRule::new("newvegas", &cfg, 1.0, OnDupackLoss::Restore),
+        ThresholdRule::new("newvegas", &cfg, 1.0, OnDupackLoss::Restore, decrease),
     )
 }
 
@@ -209,6 +265,53 @@ mod tests {
         s.round(&mut cc, rtt); // alpha0 reached: no further decrease
         assert_eq!((cc.rule().alpha(), cc.rule().beta()), (1.0, 3.0));
         assert_eq!(s.st.cwnd, 19.0, "Delta 4 > beta 3: the window gives way");
+    }
+
+    /// The three readings of the decrease rule differ on a flat and on a falling RTT.
+    #[test]
+    fn decrease_readings_differ_as_documented() {
+        let flat = |d: ThresholdDecrease, rtt_ms: u64| {
+            let mut cc = with_decrease(VegasConfig::paper(RttChoice::Last), d);
+            cc.seed_base_rtt(Time::from_millis(100));
+            {
+                let r = cc.rule_mut();
+                r.alpha = 3.0;
+                r.beta = 5.0;
+                r.prev = Some((Time::from_millis(125), 20.0));
+            }
+            let mut s = Script::new(20.0, 20.0);
+            s.start(&mut cc);
+            s.round(&mut cc, Time::from_millis(rtt_ms));
+            cc.rule().alpha()
+        };
+        use ThresholdDecrease::*;
+        assert_eq!(
+            flat(RttNotGreater, 125),
+            2.0,
+            "equal RTT lowers (pseudocode <=)"
+        );
+        assert_eq!(flat(RttDecreased, 125), 3.0, "equal RTT keeps (prose <)");
+        assert_eq!(flat(RttDecreased, 120), 2.0, "falling RTT lowers (prose <)");
+        assert_eq!(
+            flat(LossOnly, 120),
+            3.0,
+            "only a loss lowers (eq. 13 model)"
+        );
+    }
+
+    #[test]
+    fn threshold_decrease_is_parsed_and_checked() {
+        let mut spec = CcSpec::named("newvegas");
+        spec.params
+            .insert("threshold_decrease".into(), "rtt_decreased".into());
+        assert!(from_spec(&spec, "flows[0].cc").is_ok());
+        spec.params
+            .insert("threshold_decrease".into(), "sometimes".into());
+        let err = from_spec(&spec, "flows[0].cc").err().unwrap().to_string();
+        assert!(
+            err.contains("threshold_decrease") || err.contains("sometimes"),
+            "{err}"
+        );
     }
 
     #[test]

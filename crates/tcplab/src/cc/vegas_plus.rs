@@ -19,11 +19,30 @@ use serde::Deserialize;
 pub struct VegasPlusParams {
     /// Count at which moderate mode turns aggressive (003 section 5.1: 8 performed best).
     pub count_max: u32,
+    /// How often rules 1 and 2 compare the RTT (see [`CountEvery`]).
+    pub count_every: CountEvery,
+}
+
+/// When Vegas+ compares the RTT with "the previous value" to move its count. 003 section
+/// 5.1 rule 1 says "on every receipt of an ACK" (the default), but its RTT is Vegas's
+/// once-per-round measurement, so the comparison may also be read once per round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountEvery {
+    /// 003 section 5.1 rule 1 as written: each ACK's RTT sample against the previous one.
+    #[default]
+    Ack,
+    /// Once per round: the round's RTT (Vegas's, chosen by `rtt`) against the previous
+    /// round's, with the window after the round's change.
+    Round,
 }
 
 impl Default for VegasPlusParams {
     fn default() -> Self {
-        VegasPlusParams { count_max: 8 }
+        VegasPlusParams {
+            count_max: 8,
+            count_every: CountEvery::Ack,
+        }
     }
 }
 
@@ -31,18 +50,20 @@ pub struct VegasPlusRule {
     alpha: f64,
     beta: f64,
     count_max: u32,
+    count_every: CountEvery,
     pub(crate) count: u32,
     pub(crate) aggressive: bool,
-    /// RTT sample and window at the previous ACK.
+    /// RTT sample and window at the previous ACK (or round, with `count_every = "round"`).
     prev: Option<(Time, f64)>,
 }
 
 impl VegasPlusRule {
-    pub fn new(cfg: &VegasConfig, count_max: u32) -> Self {
+    pub fn new(cfg: &VegasConfig, count_max: u32, count_every: CountEvery) -> Self {
         VegasPlusRule {
             alpha: cfg.alpha,
             beta: cfg.beta,
             count_max,
+            count_every,
             count: 0,
             aggressive: false,
             prev: None,
@@ -59,6 +80,20 @@ impl VegasPlusRule {
 
     /// 003 section 5.1: moderate -> aggressive when count reaches count_max; aggressive
     /// -> moderate when count becomes 0.
+    /// Rules 1 and 2: count + 1 if the RTT grew while the window did not; count - 1 (not
+    /// below 0) if the RTT fell.
+    fn compare(&mut self, rtt: Time, cwnd: f64) {
+        if let Some((prev_rtt, prev_cwnd)) = self.prev {
+            if rtt > prev_rtt && cwnd <= prev_cwnd {
+                self.count += 1;
+            } else if rtt < prev_rtt {
+                self.count = self.count.saturating_sub(1);
+            }
+        }
+        self.prev = Some((rtt, cwnd));
+        self.switch_mode();
+    }
+
     fn switch_mode(&mut self) {
         if !self.aggressive && self.count >= self.count_max {
             self.aggressive = true;
@@ -83,22 +118,22 @@ impl AvoidanceRule for VegasPlusRule {
         }
     }
 
-    /// 003 section 5.1 rules 1 and 2, on every ACK: count + 1 if the RTT is larger than
-    /// the previous value while the window did not increase; count - 1 (not below 0) if
-    /// the RTT became smaller. ACKs without an RTT sample (Karn's rule) are skipped.
+    /// 003 section 5.1 rules 1 and 2, on every ACK (`count_every = "ack"`): count + 1 if
+    /// the RTT is larger than the previous value while the window did not increase;
+    /// count - 1 (not below 0) if the RTT became smaller. ACKs without an RTT sample
+    /// (Karn's rule) are skipped.
     fn on_ack(&mut self, st: &CcState, rtt: Option<Time>) {
-        let Some(rtt) = rtt else {
-            return;
-        };
-        if let Some((prev_rtt, prev_cwnd)) = self.prev {
-            if rtt > prev_rtt && st.cwnd <= prev_cwnd {
-                self.count += 1;
-            } else if rtt < prev_rtt {
-                self.count = self.count.saturating_sub(1);
-            }
+        if let (CountEvery::Ack, Some(rtt)) = (self.count_every, rtt) {
+            self.compare(rtt, st.cwnd);
         }
-        self.prev = Some((rtt, st.cwnd));
-        self.switch_mode();
+    }
+
+    /// The same rules once per round (`count_every = "round"`), on the round's RTT and
+    /// the window after the round's change.
+    fn after_round(&mut self, v: &RoundView, cwnd: f64) {
+        if self.count_every == CountEvery::Round {
+            self.compare(v.rtt, cwnd);
+        }
     }
 
     /// Aggressive mode: Reno's congestion avoidance, cwnd + 1/cwnd per ACK (003 eq. (1)).
@@ -128,15 +163,19 @@ impl AvoidanceRule for VegasPlusRule {
 pub type VegasPlus = VegasFamily<VegasPlusRule>;
 
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<VegasPlus, ConfigError> {
-    let (rest, own) = split_params(spec, &["count_max"]);
+    let (rest, own) = split_params(spec, &["count_max", "count_every"]);
     let p: VegasPlusParams = parse_params(&own, field)?;
     check_range(field, "count_max", p.count_max as f64, 1.0, 1e6)?;
     let cfg = VegasConfig::from_spec(&rest, field, RttChoice::Last)?;
-    Ok(new(cfg, p.count_max))
+    Ok(with_count_every(cfg, p.count_max, p.count_every))
 }
 
 pub fn new(cfg: VegasConfig, count_max: u32) -> VegasPlus {
-    VegasFamily::new(cfg, VegasPlusRule::new(&cfg, count_max))
+    with_count_every(cfg, count_max, CountEvery::Ack)
+}
+
+pub fn with_count_every(cfg: VegasConfig, count_max: u32, every: CountEvery) -> VegasPlus {
+    VegasFamily::new(cfg, VegasPlusRule::new(&cfg, count_max, every))
 }
 
 #[cfg(test)]
@@ -155,6 +194,28 @@ mod tests {
         let mut s = Script::new(20.0, 20.0);
         s.start(&mut cc);
         (cc, s)
+    }
+
+    /// With `count_every = "round"` ACKs within a round do not move the count; each round
+    /// whose RTT grew (and whose window did not) counts once.
+    #[test]
+    fn per_round_count_ignores_acks_within_a_round() {
+        let mut cc = with_count_every(VegasConfig::paper(RttChoice::Last), 8, CountEvery::Round);
+        cc.seed_base_rtt(ms(100));
+        let mut s = Script::new(20.0, 20.0);
+        s.start(&mut cc);
+        for i in 0..5 {
+            s.ack(&mut cc, Some(ms(150 + i)));
+        }
+        assert!(
+            cc.rule().count() <= 1,
+            "per-ACK growth does not count: {}",
+            cc.rule().count()
+        );
+        let before = cc.rule().count();
+        s.round(&mut cc, ms(160)); // Delta = 20 * 60/160 = 7.5 > beta: W - 1, RTT up
+        s.round(&mut cc, ms(170));
+        assert_eq!(cc.rule().count(), before + 2, "one per round");
     }
 
     #[test]

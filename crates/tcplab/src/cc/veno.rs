@@ -33,6 +33,21 @@ pub struct VenoParams {
     /// round-trip time measured"), or a statistic of the last round: "min" (Linux
     /// `tcp_veno.c`), "last" or "mean".
     pub rtt: RttChoice,
+    /// When BaseRTT is forgotten (see [`BaseRttReset`]).
+    pub base_rtt_reset: BaseRttReset,
+}
+
+/// Whether BaseRTT restarts after a loss. 001 section II-A resets it "whenever packet loss
+/// is detected, either due to time-out or duplicate acknowledgements" (the default);
+/// Linux's `tcp_veno.c` and the original Vegas keep the minimum for the connection's life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BaseRttReset {
+    /// 001 section II-A: reset on every loss response (timeout or fast retransmit).
+    #[default]
+    OnLoss,
+    /// Never: the minimum RTT seen since the connection started.
+    Never,
 }
 
 impl Default for VenoParams {
@@ -42,6 +57,7 @@ impl Default for VenoParams {
             random_factor: 0.8,
             congestive_factor: 0.5,
             rtt: RttChoice::Smoothed,
+            base_rtt_reset: BaseRttReset::OnLoss,
         }
     }
 }
@@ -147,7 +163,8 @@ impl CongestionControl for Veno {
 
     /// 001 section II-B.3: on fast retransmit ssthresh = cwnd * 4/5 if N < beta (random
     /// loss), cwnd / 2 otherwise; a timeout is Reno's (cwnd / 2). In both cases BaseRTT is
-    /// reset (001 section II-A), so that it follows the traffic of other connections.
+    /// reset (001 section II-A), so that it follows the traffic of other connections,
+    /// unless `base_rtt_reset = "never"`.
     fn ssthresh(&mut self, st: &CcState, loss: &LossInfo) -> f64 {
         self.n = self.estimate(st);
         let window = st.effective_window();
@@ -167,7 +184,9 @@ impl CongestionControl for Veno {
             });
             self.p.congestive_factor
         };
-        self.base.reset();
+        if self.p.base_rtt_reset == BaseRttReset::OnLoss {
+            self.base.reset();
+        }
         self.rounds.restart(st.snd_nxt);
         self.last_round = None;
         (window * factor).max(2.0)
@@ -290,6 +309,27 @@ mod tests {
         );
         s.loss(&mut cc, LossKind::Timeout);
         assert_eq!(cc.base.get(), None);
+    }
+
+    #[test]
+    fn base_rtt_kept_across_losses_when_never_reset() {
+        let mut cc = Veno::new(VenoParams {
+            base_rtt_reset: BaseRttReset::Never,
+            ..VenoParams::default()
+        });
+        let mut s = Script::new(20.0, 10.0);
+        s.start(&mut cc);
+        s.round(&mut cc, ms(100));
+        s.loss(&mut cc, LossKind::FastRetransmit);
+        s.recover(&mut cc);
+        s.ack(&mut cc, Some(ms(130)));
+        assert_eq!(
+            cc.base.get(),
+            Some(ms(100)),
+            "the minimum survives the loss"
+        );
+        s.loss(&mut cc, LossKind::Timeout);
+        assert_eq!(cc.base.get(), Some(ms(100)));
     }
 
     #[test]

@@ -86,6 +86,13 @@ macro_rules! tagged_enum {
         impl $ty {
             /// The tag values this enum accepts.
             pub const KINDS: &'static [&'static str] = &[$($name),+];
+
+            /// This value's tag (one of [`Self::KINDS`]).
+            pub fn kind(&self) -> &'static str {
+                match self {
+                    $($ty::$variant(_) => $name,)+
+                }
+            }
         }
 
         impl<'de> serde::Deserialize<'de> for $ty {

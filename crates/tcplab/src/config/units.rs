@@ -25,23 +25,79 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     num.parse::<f64>().ok().map(|v| (v, unit.trim()))
 }
 
+/// The rate units, bits before bytes: an SI prefix (none, k, M, G, T), `b` for bits or `B`
+/// for bytes, then `ps` or `/s`.
+const RATE_PREFIXES: [(&str, f64); 5] =
+    [("", 1.0), ("k", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)];
+const RATE_SIZES: [(char, f64); 2] = [('b', 1.0), ('B', 8.0)];
+const RATE_UNITS: &str =
+    "use bps, kbps, Mbps, Gbps or Tbps for bits/s, or Bps, kBps, MBps, GBps or TBps for \
+     bytes/s (\"/s\" may replace \"ps\"; K is also kilo)";
+
+/// Bits per second in one unit of a rate, or None. Case matters: "MBps" is megabytes and
+/// "mbps" would be millibits, so the second is not read as the first.
+fn rate_unit(unit: &str) -> Option<f64> {
+    let per_second = unit
+        .strip_suffix("ps")
+        .or_else(|| unit.strip_suffix("/s"))?;
+    let mut chars = per_second.chars();
+    let size = chars.next_back()?;
+    let prefix = match chars.as_str() {
+        "K" => "k",
+        p => p,
+    };
+    let (_, bits) = RATE_SIZES.iter().find(|(c, _)| *c == size)?;
+    let (_, scale) = RATE_PREFIXES.iter().find(|(p, _)| *p == prefix)?;
+    Some(bits * scale)
+}
+
+/// The accepted unit the user probably meant (the same letters in another case, or with
+/// "bps" or "ps" left off: "10mbps", "10M", "10Mb"), with why theirs was not read.
+fn rate_unit_hint(unit: &str) -> Option<String> {
+    let tries = [
+        unit.replace("/s", "ps"),
+        format!("{unit}ps"),
+        format!("{unit}bps"),
+    ];
+    // Of the units equal but for case, the one with the most letters in the same case.
+    let same_case = |a: &str, b: &str| a.chars().zip(b.chars()).filter(|(x, y)| x == y).count();
+    let (meant, _) = RATE_PREFIXES
+        .iter()
+        .flat_map(|(p, _)| RATE_SIZES.iter().map(move |(c, _)| format!("{p}{c}ps")))
+        .filter_map(|c| {
+            let n = tries
+                .iter()
+                .find(|t| t.eq_ignore_ascii_case(&c))
+                .map(|t| same_case(t, &c))?;
+            Some((c, n))
+        })
+        .rev() // max_by_key keeps the last maximum: reversed, bits come before bytes
+        .max_by_key(|(_, n)| *n)?;
+    let why = if tries.contains(&meant) {
+        "a rate unit says bits (b) or bytes (B) per second"
+    } else {
+        "units are case-sensitive: M is mega, m would be milli; b is bits, B is bytes"
+    };
+    Some(format!(" (did you mean {meant:?}? {why})"))
+}
+
 impl Rate {
-    /// Parses "10Mbps", "1.5 Mb/s", "500kbps", "1Gbps", "64000bps" or "64000".
+    /// Parses a number of bits/s with an optional unit: "10Mbps", "1.5 Mb/s", "500kbps",
+    /// "1Gbps", "64000bps", "10MBps" (megabytes: 80 Mb/s) or "64000".
     pub fn parse(s: &str) -> Result<Rate, String> {
         let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?} is not a rate"))?;
-        let unit = unit.to_ascii_lowercase().replace("/s", "ps");
-        let mult = match unit.as_str() {
-            "" | "bps" | "b" => 1.0,
-            "kbps" | "kb" | "k" => 1e3,
-            "mbps" | "mb" | "m" => 1e6,
-            "gbps" | "gb" | "g" => 1e9,
-            _ => {
-                return Err(format!(
-                    "{s:?} has an unknown rate unit; use bps, kbps, Mbps or Gbps"
+        if unit.is_empty() {
+            return Ok(Rate(v));
+        }
+        match rate_unit(unit) {
+            Some(mult) => Ok(Rate(v * mult)),
+            None => {
+                let hint = rate_unit_hint(unit).unwrap_or_default();
+                Err(format!(
+                    "{s:?} has an unknown rate unit {unit:?}{hint}; {RATE_UNITS}"
                 ))
             }
-        };
-        Ok(Rate(v * mult))
+        }
     }
 
     pub fn bps(self) -> f64 {
@@ -158,6 +214,46 @@ mod tests {
         assert_eq!(Rate::parse("64000").unwrap().0, 64000.0);
         assert!(Rate::parse("10 furlongs").is_err());
         assert!(Rate::parse("fast").is_err());
+    }
+
+    #[test]
+    fn rate_units_are_case_correct() {
+        let bps = |s: &str| Rate::parse(s).unwrap().0;
+        assert_eq!(bps("10MBps"), 80e6);
+        assert_eq!(bps("10 MB/s"), 80e6);
+        assert_eq!(bps("1kBps"), 8e3);
+        assert_eq!(bps("1KBps"), 8e3);
+        assert_eq!(bps("5 Kbps"), 5e3);
+        assert_eq!(bps("2Tbps"), 2e12);
+        assert_eq!(bps("100Bps"), 800.0);
+        assert_eq!(bps("100b/s"), 100.0);
+        for (bad, meant, why) in [
+            ("10mbps", "Mbps", "case-sensitive"),
+            ("10MBPS", "MBps", "case-sensitive"),
+            ("10gbps", "Gbps", "case-sensitive"),
+            ("10mBps", "MBps", "case-sensitive"),
+            ("3 mb/s", "Mbps", "case-sensitive"),
+            ("10m", "Mbps", "case-sensitive"),
+            ("10M", "Mbps", "bits (b) or bytes (B) per second"),
+            ("10Mb", "Mbps", "bits (b) or bytes (B) per second"),
+            ("10KB", "kBps", "case-sensitive"),
+        ] {
+            let e = Rate::parse(bad).unwrap_err();
+            assert!(
+                e.contains(&format!("did you mean {meant:?}? ")),
+                "{bad}: {e}"
+            );
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+        for bad in [
+            "10 Mibps", "10µbps", "10 bits", "10Mbit/s", "10 ps", "10 /s", "1e3e",
+        ] {
+            let e = Rate::parse(bad).unwrap_err();
+            assert!(
+                e.contains("use bps, kbps, Mbps") || e.contains("not a rate"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]
