@@ -76,3 +76,15 @@ def test_every_key_of_the_schema_is_documented(path):
     body = section_for(path, sections(text), text)
     missing = [w for p, w in schema_words() if p == path and not in_code(w, body)]
     assert not missing, f"docs/scenario.md does not document {path or 'top-level'} keys/values {missing}"
+
+
+def test_algorithm_parameters_in_the_docs_are_generated_from_the_engine():
+    from tcplab.cc_params import generated_part, markdown
+
+    part = generated_part(DOC.read_text())
+    assert part, "docs/scenario.md lost its generated parameter tables"
+    assert part == markdown(), "regenerate with: python -m tcplab.cc_params docs/scenario.md"
+    for algorithm in _engine.algorithms():
+        assert f"`{algorithm}`" in part
+    assert "| `threshold_decrease` |" in part and '`"loss_only"`' in part
+    assert '| `rtt` | "last" (code: "min") |' in part

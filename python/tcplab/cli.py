@@ -113,12 +113,29 @@ def validate(file: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) 
 
 
 @app.command()
-def algorithms() -> None:
-    """List the congestion-control algorithms."""
-    from . import algorithms as names
+def algorithms(
+    names: Annotated[list[str] | None, typer.Argument(help="Only these algorithms (with --params).")] = None,
+    params: Annotated[
+        bool, typer.Option("--params", help="Each algorithm's parameters: key, default and meaning.")
+    ] = False,
+) -> None:
+    """List the congestion-control algorithms, or with --params their parameters.
 
-    for n in names():
-        console.print(n)
+    Parameters are set in a scenario as `cc = { name = "vegas", alpha = 2 }`; the same
+    tables are in docs/scenario.md."""
+    from . import algorithms as known
+    from .cc_params import parameter_sets
+    from .names import unknown_name
+    from .views import params_view
+
+    for n in names or []:
+        if n not in known():
+            fail(unknown_name("algorithm", n, known(), ", ".join(known())))
+    if not params:
+        for n in names or known():
+            console.print(n)
+        return
+    console.print(params_view(parameter_sets(names)))
 
 
 def _store(path: Path | None):

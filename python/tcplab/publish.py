@@ -60,7 +60,7 @@ def check_replaceable(final: str | Path, owned: frozenset[str]) -> None:
         _check_creatable(final)
         return
     except NotADirectoryError:
-        raise OutputError(f"{final} is a file; give a directory (new, empty or an earlier one's)") from None
+        raise OutputError(f"{final}: is a file; give a directory (new, empty or an earlier one's)") from None
     except OSError as e:
         raise OutputError(f"{final}: cannot read it ({e.strerror or e})") from None
     foreign = sorted(name for name in entries if name not in owned)

@@ -69,3 +69,43 @@ pub fn schema<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     }
     Ok(out)
 }
+
+/// Every congestion-control parameter set (see `tcplab::cc::catalog`): a list of dicts with
+/// `name` (the struct), `algorithms` (empty: every algorithm) and `params`, each a dict of
+/// `key`, `doc`, `values` (pairs of a name and its meaning) and `defaults` (one per
+/// algorithm of the set).
+#[pyfunction]
+pub fn cc_parameters<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for set in tcplab::cc::catalog::catalog() {
+        let d = PyDict::new(py);
+        d.set_item("name", set.name)?;
+        d.set_item("algorithms", set.algorithms)?;
+        let params = PyList::empty(py);
+        for p in set.params {
+            let pd = PyDict::new(py);
+            pd.set_item("key", p.key)?;
+            pd.set_item("doc", p.doc)?;
+            pd.set_item("values", p.values)?;
+            let defaults = PyList::empty(py);
+            for v in &p.defaults {
+                defaults.append(toml_to_py(py, v)?)?;
+            }
+            pd.set_item("defaults", defaults)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        toml::Value::String(s) => s.into_pyobject(py)?.into_any(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        toml::Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        toml::Value::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        other => other.to_string().into_pyobject(py)?.into_any(),
+    })
+}

@@ -733,6 +733,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(capabilities, m)?)?;
     m.add_function(wrap_pyfunction!(describe::topology, m)?)?;
     m.add_function(wrap_pyfunction!(describe::schema, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::cc_parameters, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("OutputError", m.py().get_type::<OutputError>())?;

@@ -24,6 +24,7 @@
 
 pub mod ack_loss;
 pub mod areno;
+pub mod catalog;
 pub mod code;
 pub mod ctcp;
 pub mod cubic;

@@ -12,11 +12,11 @@ use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamil
 use super::{parse_params, CcSpec, LossKind};
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// When the thresholds fall back toward alpha0 and beta0 between losses. 000 reads three
 /// ways, so each reading is an option and the pseudocode's is the default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ThresholdDecrease {
     /// 000 section 2.4's pseudocode: "if (RTT <= RTT_old and alpha > alpha0)". A flat queue
@@ -43,7 +43,7 @@ impl ThresholdDecrease {
 }
 
 /// The threshold rule's options, shared by NewVegas and CODE.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ThresholdParams {
     /// Which reading of the rule that lowers the thresholds (see [`ThresholdDecrease`]).

@@ -38,10 +38,10 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use crate::tcp::rto::RtoEstimator;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How the window responds to a loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossResponse {
     /// 000 section 2.2.3: cwnd to 3/4 when the lost segment had been sent once, to 1/2
@@ -53,10 +53,14 @@ pub enum LossResponse {
 }
 
 /// A preset of the mechanisms where the paper and Linux differ (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
+    /// Each member's paper: its RTT choice, the fine-grained retransmission check, cwnd to
+    /// 3/4 or 1/2 on a retransmission and 2 after a timeout (000 section 2.2.3).
     Paper,
+    /// Linux `tcp_vegas.c` rule by rule (cc/vegas_linux.rs): alpha 2, beta 4, gamma 1, the
+    /// round's minimum RTT, no fine-grained retransmission, Reno's loss response.
     Linux,
 }
 
@@ -77,9 +81,10 @@ pub struct VegasOptions {
     pub rtt: Option<RttChoice>,
     /// Vegas's fine-grained retransmission check (000 section 2.2.3).
     pub fine_grained_retransmit: Option<bool>,
-    /// "vegas" or "reno".
+    /// How the window responds to a loss: "vegas" or "reno".
     pub loss_response: Option<LossResponse>,
-    /// "paper" (default) or "linux".
+    /// Which rules the member follows where its paper and Linux differ: "paper" (default)
+    /// or "linux"; the options above override the variant's choices.
     pub variant: Option<Variant>,
 }
 

@@ -11,10 +11,10 @@ use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamil
 use super::{parse_params, CcSpec, CcState, LossKind};
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Vegas+'s own option; the Vegas family's are accepted beside it.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VegasPlusParams {
     /// Count at which moderate mode turns aggressive (003 section 5.1: 8 performed best).
@@ -26,7 +26,7 @@ pub struct VegasPlusParams {
 /// When Vegas+ compares the RTT with "the previous value" to move its count. 003 section
 /// 5.1 rule 1 says "on every receipt of an ACK" (the default), but its RTT is Vegas's
 /// once-per-round measurement, so the comparison may also be read once per round.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CountEvery {
     /// 003 section 5.1 rule 1 as written: each ACK's RTT sample against the previous one.
