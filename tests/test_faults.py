@@ -271,3 +271,29 @@ def test_a_run_claim_is_exclusive_and_dies_with_its_holder(tmp_path):
     again = store.try_claim("k")
     assert again is not None
     again.release()
+
+
+def test_the_ray_path_claims_and_stores_runs(tmp_path, monkeypatch):
+    """The Ray executor under the claiming sweep (Ray itself is not installed in CI: a
+    stand-in runs each remote call at once, in this process)."""
+    import types
+
+    from tcplab.executors import RayExecutor, SerialExecutor
+    from tcplab.experiments import resolve
+    from tcplab.sweep import execute_plan, plan
+
+    ray = types.SimpleNamespace(
+        is_initialized=lambda: True,
+        remote=lambda fn: types.SimpleNamespace(remote=fn),
+        wait=lambda pending, num_returns: (pending[:num_returns], pending[num_returns:]),
+        get=lambda ref: ref,
+    )
+    monkeypatch.setitem(sys.modules, "ray", ray)
+    planned = plan(resolve(["fahmy/fig3"]), quick=True)
+    via_ray, serial = ResultStore(tmp_path / "ray"), ResultStore(tmp_path / "serial")
+    assert execute_plan(planned, via_ray, RayExecutor(), show_progress=False) == (0, len(planned))
+    execute_plan(planned, serial, SerialExecutor(), show_progress=False)
+    assert via_ray.run_keys() == serial.run_keys()
+    for key in serial.run_keys():
+        a, b = via_ray.load(key), serial.load(key)
+        assert len(a.series) and a.series.equals(b.series) and a.flows.equals(b.flows)

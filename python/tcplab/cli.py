@@ -72,8 +72,8 @@ def run_cmd(
         scenario = as_scenario(file)
         with status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
-            if out is None:
-                res = run(scenario, seed=seed)
+            if out is None:  # the table needs no series: memory stays flat however long the run
+                res = run(scenario, seed=seed, keep_series=False)
             else:
                 with SeriesFiles(out, parquet=True) as series:
                     res = run(scenario, seed=seed, out_dir=out, series_sink=series)
@@ -238,10 +238,6 @@ def reproduce(
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
     try:
-        check_report_dir(report)
-    except OutputError as e:
-        fail(f"--report {e}")
-    try:
         chosen = resolve(names)
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
@@ -255,6 +251,10 @@ def reproduce(
                 "to run it"
             )
     writable_dir(report, "--report")
+    try:
+        check_report_dir(report)  # (it will be replaced whole)
+    except OutputError as e:
+        fail(f"--report {e}")
     writable_dir(store or DEFAULT_ROOT, "--store")
     caps = capabilities()
     skipped = [] if kernel else [e for e in chosen if e.on_kernel]

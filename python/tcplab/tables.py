@@ -115,29 +115,35 @@ class SeriesFiles:
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{name}{'.parquet' if self.parquet else SUFFIX}"
         partial = path.with_name(f"{path.name}.partial")
+        self._partial[name] = partial  # first: Ctrl-C may land while the writer creates it
         if self.parquet:
             writer = pq.ParquetWriter(partial, schema)
         else:
             writer = pa.ipc.new_file(str(partial), schema, options=_WRITE_OPTIONS)
         self._writers[name] = writer
-        self._partial[name] = partial
         self.paths[name] = path
         return writer
 
     def close(self) -> None:
         """Completes the files: each takes its name in :attr:`paths`."""
-        for name, writer in self._writers.items():
-            writer.close()
-            self._partial[name].replace(self.paths[name])
-        self._writers.clear()
+        try:
+            for name in list(self._writers):
+                self._writers.pop(name).close()
+                self._partial.pop(name).replace(self.paths[name])
+        except BaseException:
+            self.abort()
+            raise
 
     def abort(self) -> None:
         """Removes the files written so far (the run failed or was interrupted)."""
-        for name, writer in self._writers.items():
-            with suppress(Exception):  # the error that stopped the run is the one to report
-                writer.close()
-            self._partial[name].unlink(missing_ok=True)
+        for name, partial in self._partial.items():
+            writer = self._writers.get(name)
+            if writer is not None:
+                with suppress(Exception):  # the error that stopped the run is the one to report
+                    writer.close()
+            partial.unlink(missing_ok=True)
         self._writers.clear()
+        self._partial.clear()
         self.paths.clear()
 
     def __enter__(self) -> SeriesFiles:

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::{Arc, Mutex};
 use tcplab::net::{DropCause, DropCounts};
-use tcplab::record::{RunRecords, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
+use tcplab::record::{DiscardSeries, RunRecords, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
 use tcplab::{ConfigError, RunError};
 
 create_exception!(
@@ -584,11 +584,14 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
 /// it in chunks of about `chunk_rows` rows while the run goes on (each chunk a dict of
 /// column dicts, like the run's own tables) and the returned series tables are empty.
 ///
+/// With `keep_series` false and no sink, those tables are dropped as they are sampled
+/// (returned empty), so the run's memory does not grow with its duration.
+///
 /// The run gives Python's signal handlers a chance to run every few tens of milliseconds,
 /// so Ctrl-C stops it: the exception a handler raises (KeyboardInterrupt) ends the run
 /// and is raised here, and no records are returned.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, out_dir=None, series_sink=None, chunk_rows=DEFAULT_CHUNK_ROWS))]
+#[pyo3(signature = (scenario, seed=None, out_dir=None, series_sink=None, chunk_rows=DEFAULT_CHUNK_ROWS, keep_series=true))]
 fn run<'py>(
     py: Python<'py>,
     scenario: &str,
@@ -596,6 +599,7 @@ fn run<'py>(
     out_dir: Option<std::path::PathBuf>,
     series_sink: Option<Py<PyAny>>,
     chunk_rows: usize,
+    keep_series: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario.to_owned();
     let raised = Raised::default();
@@ -607,6 +611,8 @@ fn run<'py>(
             let sink = PySeriesSink::begin(target, world.link_names(), sink_raised)
                 .map_err(|e| RunError::Output(format!("time series: {e}")))?;
             world.stream_series(Box::new(sink), chunk_rows);
+        } else if !keep_series {
+            world.stream_series(Box::new(DiscardSeries), DEFAULT_CHUNK_ROWS);
         }
         world.run()
     });
