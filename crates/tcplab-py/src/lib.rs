@@ -705,6 +705,12 @@ fn validate(scenario: &str) -> PyResult<String> {
         .map_err(config_err)
 }
 
+/// 000 table 1 as the engine's NewVegas produces it: per round W_old, alpha, beta, Delta, W.
+#[pyfunction]
+fn newvegas_table1() -> Vec<[f64; 5]> {
+    tcplab::cc::newvegas::table1_trace()
+}
+
 /// Names of the congestion-control algorithms the engine knows.
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
@@ -730,6 +736,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(newvegas_table1, m)?)?;
     m.add_function(wrap_pyfunction!(capabilities, m)?)?;
     m.add_function(wrap_pyfunction!(describe::topology, m)?)?;
     m.add_function(wrap_pyfunction!(describe::schema, m)?)?;

@@ -39,8 +39,8 @@ pub mod params;
 pub mod reno;
 pub mod round;
 pub mod scalable;
-#[cfg(test)]
-pub(crate) mod scripted;
+/// Also outside tests: 000 table 1 is reproduced through it for the report.
+pub mod scripted;
 pub mod vegas;
 pub mod vegas_a;
 pub mod vegas_linux;

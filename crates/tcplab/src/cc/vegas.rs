@@ -321,12 +321,12 @@ impl<R: AvoidanceRule> VegasFamily<R> {
         self.last.map(|(_, e)| e.diff)
     }
 
-    #[cfg(test)]
+    /// For worked examples (unit tests, 000 table 1 in the report).
     pub(crate) fn rule_mut(&mut self) -> &mut R {
         &mut self.rule
     }
 
-    #[cfg(test)]
+    /// For worked examples: a BaseRTT as if measured.
     pub(crate) fn seed_base_rtt(&mut self, rtt: Time) {
         self.base.observe(rtt);
     }
