@@ -101,16 +101,20 @@ def test_sigkill_of_reproduce_leaves_no_worker(tmp_path):
 
 
 def test_pool_left_by_an_exception_stops_its_workers():
-    """A failed or interrupted sweep does not wait for the runs in flight (nor leave them)."""
+    """A failed or interrupted sweep neither waits for the runs in flight nor leaves them."""
     from tcplab.worker_pool import worker_pool
 
+    before = children(os.getpid())
     t0 = time.monotonic()
     with pytest.raises(RuntimeError, match="a run failed"), worker_pool(2) as pool:
-        pids = {pool.submit(os.getpid).result() for _ in range(4)}
-        pool.submit(time.sleep, 60)
+        for _ in range(2):
+            pool.submit(time.sleep, 60)
+        workers = wait_for(
+            lambda: w if len(w := children(os.getpid()) - before) >= 2 else None, 60, "workers"
+        )
         raise RuntimeError("a run failed")
-    wait_for(lambda: not alive(pids), 5, f"workers {sorted(alive(pids))} to stop")
-    assert time.monotonic() - t0 < 30, "the pool waited for the sleeping task"
+    wait_for(lambda: not alive(workers), 5, f"workers {sorted(alive(workers))} to stop")
+    assert time.monotonic() - t0 < 30, "the pool waited for the sleeping tasks"
 
 
 def interrupt(proc: subprocess.Popen) -> tuple[float, str, str]:

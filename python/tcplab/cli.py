@@ -238,6 +238,10 @@ def reproduce(
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
     try:
+        check_report_dir(report)  # (it will be replaced whole)
+    except OutputError as e:
+        fail(f"--report {e}")
+    try:
         chosen = resolve(names)
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
@@ -251,10 +255,6 @@ def reproduce(
                 "to run it"
             )
     writable_dir(report, "--report")
-    try:
-        check_report_dir(report)  # (it will be replaced whole)
-    except OutputError as e:
-        fail(f"--report {e}")
     writable_dir(store or DEFAULT_ROOT, "--store")
     caps = capabilities()
     skipped = [] if kernel else [e for e in chosen if e.on_kernel]
