@@ -167,3 +167,18 @@ def test_code_rtt_ablation_sets_the_target_packet_rtt_on_code_only():
     assert doc["flows"] == [{"cc": {"name": "code", "rtt": "last"}}, {"cc": "reno"}, {"cc": "newvegas"}]
     assert ab.addresses("CODE and Reno get close throughputs") and not ab.addresses("Vegas-A only")
     assert cause(ab.cause).title
+
+
+def test_ns2_diff_ablation_rounds_the_vegas_family_or_one_member():
+    from tcplab.experiments.ablation import ns2_diff_ablation
+
+    doc = {"flows": [{"cc": "vegas_a"}, {"cc": "reno"}, {"cc": {"name": "code", "rtt": "min"}}]}
+    ns2_diff_ablation().edit(doc)
+    assert doc["flows"][0]["cc"] == {"name": "vegas_a", "diff_rounding": "nearest"}
+    assert doc["flows"][1]["cc"] == "reno"
+    assert doc["flows"][2]["cc"] == {"name": "code", "rtt": "min", "diff_rounding": "nearest"}
+    one = ns2_diff_ablation(cc="vegas_a", claims=("Vegas-A",))
+    doc = {"flows": [{"cc": "vegas_a"}, {"cc": "code"}]}
+    one.edit(doc)
+    assert doc["flows"][1]["cc"] == "code" and one.key != ns2_diff_ablation().key
+    assert one.addresses("Vegas-A stays below") and not one.addresses("CODE and Reno")

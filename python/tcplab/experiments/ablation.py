@@ -288,3 +288,22 @@ def _unchanged(doc: dict[str, Any]) -> None:
 def _not_failing(c: Any) -> bool:
     """Whether a control's claim is missing, not evaluated or holding (so not a failure)."""
     return c is None or c.passed is not False
+
+
+#: The Vegas family, every member of which NS-2 builds on its Agent/TCP/Vegas.
+VEGAS_FAMILY = ("vegas", "vegas_a", "newvegas", "code", "vegas_plus")
+
+
+def ns2_diff_ablation(quick: bool = False, cc: str | None = None, claims: tuple[str, ...] = ()) -> Ablation:
+    """Delta rounded to whole packets as NS-2's Agent/TCP/Vegas computes it (the paper's
+    simulator's convention, not stated in 000), for every Vegas-family flow or, with
+    ``cc``, for that algorithm's flows only (so that a full-size ablation of a sweep
+    re-runs only the runs its claims are about)."""
+    return Ablation(
+        "ns2-whole-packet-diff" + (f"-{cc.replace('_', '-')}" if cc else ""),
+        "ns2-vegas-diff",
+        f'{cc or "vegas family"}: diff_rounding = "nearest"',
+        set_cc_params(cc or VEGAS_FAMILY, diff_rounding="nearest"),
+        claims=claims,
+        quick=quick,
+    )

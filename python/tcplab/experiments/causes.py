@@ -70,6 +70,14 @@ CAUSES: dict[str, Cause] = {
             "RTT is 'the round-trip delay of the target packet' (section 2.4).",
         ),
         Cause(
+            "ns2-vegas-diff",
+            "NS-2 Vegas's whole-packet Delta",
+            'cc = { name = "vegas" | "vegas_a" | "newvegas" | "code", diff_rounding = "exact" | "nearest" }',
+            "000 simulated with NS-2 (section 4), whose Agent/TCP/Vegas, the base of its Vegas "
+            "variants, rounds Delta to a whole packet (tcp-vegas.cc); eq. (1) as printed is a real "
+            "number. Rounding makes Delta equal to a threshold often, where the rules keep still.",
+        ),
+        Cause(
             "paper-inconsistent",
             "The paper's own numbers are inconsistent",
             "(none: arithmetic on published values)",
