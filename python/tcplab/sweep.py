@@ -19,7 +19,7 @@ from rich.progress import (
 
 from . import _engine
 from .executors import Executor, Task
-from .experiments.ablation import AblatedExperiment, ablated, explain
+from .experiments.ablation import AblatedExperiment, QuickControl, ablated, explain
 from .experiments.base import Experiment, Outcome
 from .result import Result
 from .store import ResultStore, RunClaim, run_key
@@ -227,8 +227,9 @@ def analyze(
                 progress.advance(bar)
             done[e.name].experiment = e
     for e in experiments:
-        mine = [v for v in variants if v.base is e]
-        explain(done[e.name], [(v.ablation, len(runs[v.name]), done[v.name]) for v in mine])
+        mine = [v for v in variants if v.base is e and not isinstance(v, QuickControl)]
+        control = next((done[v.name] for v in variants if v.base is e and isinstance(v, QuickControl)), None)
+        explain(done[e.name], [(v.ablation, len(runs[v.name]), done[v.name]) for v in mine], control)
     return [done[e.name] for e in experiments]
 
 

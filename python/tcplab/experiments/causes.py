@@ -65,6 +65,22 @@ CAUSES: dict[str, Cause] = {
             "004 gives the AP PIFS access but does not say whether it still draws a backoff.",
         ),
         Cause(
+            "code-rtt",
+            "CODE's RTT: the window's minimum or the target packet's",
+            'cc = { name = "code", rtt = "min" | "last" }',
+            "000 section 4.5 says CODE updates its thresholds with 'the minimum of the RTTs "
+            "measured within the last window'; its pseudocode (section 3.2) is NewVegas's, whose "
+            "RTT is 'the round-trip delay of the target packet' (section 2.4).",
+        ),
+        Cause(
+            "ns2-vegas-diff",
+            "NS-2 Vegas's whole-packet Delta",
+            'cc = { name = "vegas" | "vegas_a" | "newvegas" | "code", diff_rounding = "exact" | "nearest" }',
+            "000 simulated with NS-2 (section 4), whose Agent/TCP/Vegas, the base of its Vegas "
+            "variants, rounds Delta to a whole packet (tcp-vegas.cc); eq. (1) as printed is a real "
+            "number. Rounding makes Delta equal to a threshold often, where the rules keep still.",
+        ),
+        Cause(
             "paper-inconsistent",
             "The paper's own numbers are inconsistent",
             "(none: arithmetic on published values)",

@@ -52,6 +52,30 @@ pub enum LossResponse {
     Reno,
 }
 
+/// How Delta, the extra packets in the network (000 eq. (1)), is taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffRounding {
+    /// 000 eq. (1) as written: a real number of packets.
+    #[default]
+    Exact,
+    /// Rounded to the nearest whole packet, as NS-2's `Agent/TCP/Vegas` does
+    /// (`tcp-vegas.cc`: `int delta = int((expect - v_actual_) * v_baseRTT_ + 0.5)`), the
+    /// simulator 000 (section 4) and 003 ran. Equal-to-threshold cases then become
+    /// common: with alpha 1 and beta 3 a window grows only when Delta < 0.5 and shrinks
+    /// only when Delta >= 3.5, and Vegas-A's "beta > Delta > alpha" means Delta = 2.
+    Nearest,
+}
+
+impl DiffRounding {
+    pub fn apply(self, diff: f64) -> f64 {
+        match self {
+            DiffRounding::Exact => diff,
+            DiffRounding::Nearest => (diff + 0.5).floor(),
+        }
+    }
+}
+
 /// A preset of the mechanisms where the paper and Linux differ (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -86,6 +110,8 @@ pub struct VegasOptions {
     /// Which rules the member follows where its paper and Linux differ: "paper" (default)
     /// or "linux"; the options above override the variant's choices.
     pub variant: Option<Variant>,
+    /// "exact" (default) or "nearest" (NS-2's whole packets); see [`DiffRounding`].
+    pub diff_rounding: Option<DiffRounding>,
 }
 
 /// Linux's module parameters (`tcp_vegas.c`: alpha 2, beta 4, gamma 1).
@@ -102,6 +128,7 @@ pub struct VegasConfig {
     pub rtt: RttChoice,
     pub fine_grained_retransmit: bool,
     pub loss_response: LossResponse,
+    pub diff_rounding: DiffRounding,
     /// Linux `tcp_vegas.c`'s rules for slow start and the once-per-RTT decision
     /// (cc/vegas_linux.rs) instead of the paper's.
     pub linux: bool,
@@ -117,6 +144,7 @@ impl VegasConfig {
             rtt,
             fine_grained_retransmit: true,
             loss_response: LossResponse::Vegas,
+            diff_rounding: DiffRounding::Exact,
             linux: false,
         }
     }
@@ -143,6 +171,15 @@ impl VegasConfig {
                     ),
                 ));
             }
+            if o.diff_rounding == Some(DiffRounding::Nearest) {
+                return Err(ConfigError::new(
+                    format!("{field}.diff_rounding"),
+                    "\"nearest\" is not allowed with variant = \"linux\", whose Diff is already \
+                     a whole number (truncated, as tcp_vegas.c computes it); omit diff_rounding, \
+                     or use variant = \"paper\""
+                        .to_string(),
+                ));
+            }
         }
         let cfg = VegasConfig {
             alpha: o.alpha.unwrap_or(d.alpha),
@@ -155,6 +192,7 @@ impl VegasConfig {
             } else {
                 LossResponse::Vegas
             }),
+            diff_rounding: o.diff_rounding.unwrap_or_default(),
             linux,
         };
         check_range(field, "alpha", cfg.alpha, 0.0, 1e4)?;
@@ -342,7 +380,8 @@ impl<R: AvoidanceRule> VegasFamily<R> {
             return;
         };
         let rtt = round.rtt(self.cfg.rtt, st.srtt);
-        let est = Estimate::new(st.cwnd, base_rtt, rtt);
+        let mut est = Estimate::new(st.cwnd, base_rtt, rtt);
+        est.diff = self.cfg.diff_rounding.apply(est.diff);
         self.last = Some((rtt, est));
         let view = RoundView {
             cwnd: st.cwnd,
@@ -606,6 +645,49 @@ mod tests {
         }
         s.ack(&mut cc, Some(ms(100)));
         assert_eq!(s.st.cwnd, before + 1.0);
+    }
+
+    /// NS-2's whole-packet Delta: 0.6 and 3.4 packets round to alpha 1 and beta 3, which
+    /// leave the window alone, where the exact values grow and shrink it.
+    #[test]
+    fn nearest_diff_rounding_moves_the_thresholds_half_a_packet_out() {
+        let run = |rounding: DiffRounding, rtt: Time| {
+            let mut cfg = VegasConfig::paper(RttChoice::Last);
+            cfg.diff_rounding = rounding;
+            let mut cc = new(cfg);
+            let mut s = Script::new(20.0, 20.0);
+            cc.seed_base_rtt(ms(100));
+            s.start(&mut cc);
+            s.round(&mut cc, rtt);
+            (s.st.cwnd, cc.diff().unwrap())
+        };
+        // 20 * (1 - 100/103) = 0.58 and 20 * (1 - 100/120.5) = 3.40 packets queued.
+        let (low, high) = (Time::from_micros(103_000), Time::from_micros(120_500));
+        assert_eq!(run(DiffRounding::Exact, low).0, 21.0, "0.58 < alpha: +1");
+        assert_eq!(
+            run(DiffRounding::Nearest, low),
+            (20.0, 1.0),
+            "rounds to alpha"
+        );
+        assert_eq!(run(DiffRounding::Exact, high).0, 19.0, "3.40 > beta: -1");
+        assert_eq!(
+            run(DiffRounding::Nearest, high),
+            (20.0, 3.0),
+            "rounds to beta"
+        );
+        let t: toml::Table = toml::from_str("name = 'vegas_a'\ndiff_rounding = 'nearest'").unwrap();
+        let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+        let cfg = VegasConfig::from_spec(&spec, "cc", RttChoice::Last).unwrap();
+        assert_eq!(cfg.diff_rounding, DiffRounding::Nearest);
+        let e = linux_err("diff_rounding = 'nearest'");
+        assert_eq!(e.field, "flows[0].cc.diff_rounding");
+    }
+
+    fn linux_err(extra: &str) -> ConfigError {
+        let t: toml::Table =
+            toml::from_str(&format!("name = 'vegas'\nvariant = 'linux'\n{extra}")).unwrap();
+        let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+        from_spec(&spec, "flows[0].cc").err().unwrap()
     }
 
     #[test]
