@@ -1,5 +1,8 @@
 //! Test vectors shared with the kernel ports in `bpf/` (one set for both languages).
 //!
+//! The ports are those of the manifest `bpf/ports.toml`, each with the simulator spec it
+//! implements.
+//!
 //! A scripted trace ([`super::scripted::Script`], the hooks in the real sender's order)
 //! drives each algorithm through slow start, rising and falling RTTs, a fast-retransmit
 //! loss and a timeout; a recorder logs every hook call with the sender state before it and
@@ -20,6 +23,7 @@ use super::{
     Recovery, RetransmitProbe,
 };
 use crate::sim::Time;
+use serde::Deserialize;
 use std::fmt::Write as _;
 
 /// The kernel's `enum tcp_ca_state` numbers.
@@ -128,29 +132,39 @@ fn us(v: u64) -> Time {
     Time::from_micros(v)
 }
 
-/// The algorithms with kernel ports: file name, the scenario spec whose behaviour the port
-/// implements (the paper variant without the fine-grained retransmission, which the
-/// kernel's hooks cannot express; see bpf/tl_vegas_family.h) and the initial ssthresh of
-/// the trace (unset for the Vegas family, whose slow start ends on gamma; 64 packets for
-/// the loss-based ones, which would otherwise double for the whole trace).
-fn ported() -> Vec<(&'static str, CcSpec, f64)> {
-    let no_fine = |name: &str| {
-        let mut s = CcSpec::named(name);
-        s.params.insert(
-            "fine_grained_retransmit".into(),
-            toml::Value::Boolean(false),
-        );
-        s
-    };
-    vec![
-        ("tl_reno", CcSpec::named("reno"), 64.0),
-        ("tl_vegas", no_fine("vegas"), 1e9),
-        ("tl_newvegas", no_fine("newvegas"), 1e9),
-        ("tl_code", no_fine("code"), 1e9),
-        ("tl_vegas_a", no_fine("vegas_a"), 1e9),
-        ("tl_vegas_plus", no_fine("vegas_plus"), 1e9),
-        ("tl_veno", CcSpec::named("veno"), 64.0),
-    ]
+/// The manifest, read at compile time so that editing it rebuilds the tests.
+const MANIFEST: &str = include_str!("../../../../bpf/ports.toml");
+
+#[derive(Deserialize)]
+struct Manifest {
+    port: Vec<Port>,
+}
+
+/// The fields of a manifest entry the vectors need.
+#[derive(Deserialize)]
+struct Port {
+    kernel: String,
+    spec: CcSpec,
+}
+
+/// The ports of the manifest: file name, the scenario spec whose behaviour the port
+/// implements and the initial ssthresh of the trace (unset for the Vegas family, whose
+/// slow start ends on gamma; 64 packets for the loss-based ones, which would otherwise
+/// double for the whole trace).
+fn ported() -> Vec<(String, CcSpec, f64)> {
+    let manifest: Manifest = toml::from_str(MANIFEST).expect("bpf/ports.toml parses");
+    manifest
+        .port
+        .into_iter()
+        .map(|p| {
+            let ss = if p.spec.params.contains_key("variant") {
+                1e9
+            } else {
+                64.0
+            };
+            (p.kernel, p.spec, ss)
+        })
+        .collect()
 }
 
 /// The scripted trace every algorithm goes through.
