@@ -33,6 +33,8 @@ pub mod fast;
 pub mod highspeed;
 pub mod hystart;
 #[cfg(test)]
+mod kernel_stack;
+#[cfg(test)]
 mod kernel_vectors;
 pub mod newvegas;
 pub mod params;
