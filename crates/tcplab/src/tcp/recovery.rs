@@ -37,6 +37,7 @@ impl TcpSender {
     ) {
         let ack = pkt.ack;
         let prior_una = self.snd_una;
+        let prior_in_flight = self.sb.in_flight();
         if self.cfg.timestamps {
             self.latest_echo = pkt.stamp;
         }
@@ -49,11 +50,19 @@ impl TcpSender {
         let mut seq_rtt = None;
         let mut ca_rtt = None;
         if advanced {
-            // Linux `tcp_clean_rtx_queue`: RACK learns from every segment newly acked.
+            // Linux `tcp_clean_rtx_queue`: RACK and the rate estimator learn from every
+            // segment newly acked.
             let (rack, min_rtt) = (&mut self.rack, self.st.min_rtt);
+            let mut rate = self.rate.as_deref_mut();
             let acked = self.sb.advance_visiting(ack, |q, s| {
-                rack.advance(q, s.sent_at, s.has(EVER_RETRANS), now, min_rtt)
+                rack.advance(q, s.sent_at, s.has(EVER_RETRANS), now, min_rtt);
+                if let Some(r) = rate.as_mut() {
+                    r.on_delivered(q);
+                }
             });
+            if let Some(r) = rate {
+                r.trim(ack);
+            }
             facts.delivered += acked.newly;
             facts.cumulative = ack - prior_una;
             self.snd_una = ack;
@@ -104,15 +113,23 @@ impl TcpSender {
         }
 
         let newly_lost = self.detect_losses(now, advanced);
+        self.note_lost(newly_lost, true);
         self.congestion_state(now, ack, advanced, newly_lost);
         self.refresh(now);
-        match self.st.ca_state {
-            CaState::Recovery => self.reduce_cwnd(facts.delivered, newly_lost, advanced),
-            _ if advanced => {
-                let credit = self.growth_credit(facts.delivered);
-                self.cc.cong_avoid(&mut self.st, credit);
+        // Linux `tcp_cong_control`: the algorithm's own `cong_control`, else PRR in
+        // recovery or growth, then the default pacing rate. An old ACK (below snd_una)
+        // goes no further than SACK processing in Linux; its sample is dropped.
+        if !self.control_rate(now, ca_rtt, prior_in_flight, ack >= prior_una) {
+            match self.st.ca_state {
+                _ if self.rate_driven => {}
+                CaState::Recovery => self.reduce_cwnd(facts.delivered, newly_lost, advanced),
+                _ if advanced => {
+                    let credit = self.growth_credit(facts.delivered);
+                    self.cc.cong_avoid(&mut self.st, credit);
+                }
+                _ => {}
             }
-            _ => {}
+            self.update_default_pacing();
         }
         self.clamp_cwnd();
         self.send_from_scoreboard(now);
@@ -142,6 +159,9 @@ impl TcpSender {
                     continue;
                 };
                 facts.delivered += 1;
+                if let Some(r) = &mut self.rate {
+                    r.on_delivered(q);
+                }
                 let re = before.has(EVER_RETRANS);
                 self.rack
                     .advance(q, before.sent_at, re, now, self.st.min_rtt);
@@ -254,8 +274,11 @@ impl TcpSender {
                 let was = self.st.ca_state;
                 if !self.try_undo(now) {
                     if was == CaState::Recovery {
-                        // RFC 6937 / Linux `tcp_end_cwnd_reduction`: leave at ssthresh.
-                        self.st.cwnd = self.st.ssthresh;
+                        // RFC 6937 / Linux `tcp_end_cwnd_reduction`: leave at ssthresh,
+                        // unless the algorithm sets the window itself.
+                        if !self.rate_driven {
+                            self.st.cwnd = self.st.ssthresh;
+                        }
                         self.cc.cwnd_event(&mut self.st, CaEvent::CompleteCwr);
                     }
                     self.set_ca_state(CaState::Open);
@@ -311,7 +334,7 @@ impl TcpSender {
         self.tlp_high_seq = None;
         self.stats.fast_retransmits += 1;
         self.set_ca_state(CaState::Recovery);
-        if self.recovery == Recovery::Rfc6675 {
+        if self.recovery == Recovery::Rfc6675 && !self.rate_driven {
             // RFC 6675 section 5 step 4.2.
             self.st.cwnd = self.st.ssthresh;
         }
@@ -367,7 +390,7 @@ impl TcpSender {
     /// slow-start back towards ssthresh, one extra segment per ACK that advances without
     /// new losses (PRR-SSRB). RFC 6675 recovery keeps cwnd = ssthresh instead.
     fn reduce_cwnd(&mut self, delivered: u32, newly_lost: u32, advanced: bool) {
-        if self.recovery != Recovery::Prr {
+        if self.recovery != Recovery::Prr || self.rate_driven {
             return;
         }
         if delivered == 0 && self.prr_out > 0 {
@@ -414,7 +437,9 @@ impl TcpSender {
             self.start_undo_episode();
             self.prior_cwnd = self.st.cwnd;
             self.st.ssthresh = self.cc.ssthresh(&self.st, &info).max(1.0);
-            self.st.cwnd = self.st.ssthresh;
+            if !self.rate_driven {
+                self.st.cwnd = self.st.ssthresh;
+            }
             self.cc.cwnd_event(&mut self.st, CaEvent::CompleteCwr);
             self.record_loss(now, high.saturating_sub(1), LossKind::LossProbe, before);
         } else if !advanced && facts.delivered == 0 {
@@ -504,6 +529,7 @@ impl TcpSender {
     pub(super) fn on_reorder_timer(&mut self, now: Time) {
         self.refresh(now);
         let lost = self.rack_detect_loss(now);
+        self.note_lost(lost, false);
         if lost > 0 && self.st.ca_state <= CaState::Disorder {
             self.enter_recovery(now);
             self.reduce_cwnd(1, 0, false);
@@ -531,7 +557,8 @@ impl TcpSender {
             self.st.ssthresh = self.cc.ssthresh(&self.st, &info).max(1.0);
             self.cc.cwnd_event(&mut self.st, CaEvent::Loss);
         }
-        self.sb.mark_all_lost(true);
+        let lost = self.sb.mark_all_lost(true);
+        self.note_lost(lost, false);
         self.st.cwnd = self.cc.cwnd_after_timeout().max(1.0);
         self.high_seq = self.snd_max;
         self.dupacks = 0;
@@ -561,6 +588,9 @@ impl TcpSender {
             let Some(q) = self.sb.next_lost(cursor) else {
                 break;
             };
+            if self.pacing_holds(now) {
+                return; // Linux paces retransmissions too (`tcp_xmit_retransmit_queue`)
+            }
             let head = q == self.snd_una;
             self.note_retransmission(now);
             self.transmit(q, now);
@@ -578,6 +608,7 @@ impl TcpSender {
             && self.sb.in_flight() < cwnd
             && self.snd_nxt < self.app_limit
             && self.snd_nxt < rwnd_end
+            && !self.pacing_holds(now)
         {
             let first = self.sb.is_empty();
             self.transmit(self.snd_nxt, now);
@@ -589,6 +620,9 @@ impl TcpSender {
                 self.set_xmit_timer(now);
             }
             budget -= 1;
+        }
+        if self.snd_nxt >= self.app_limit {
+            self.check_app_limited();
         }
     }
 }
