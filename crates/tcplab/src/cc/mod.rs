@@ -26,6 +26,7 @@
 
 pub mod ack_loss;
 pub mod areno;
+pub mod bbr;
 pub mod code;
 pub mod ctcp;
 pub mod cubic;
@@ -168,6 +169,8 @@ pub struct CcState {
     /// Segments the pacer may send back to back (the `pacing_quantum` option; the share
     /// of Linux's TSO/GSO burst that BBR budgets for, `bbr_tso_segs_goal`).
     pub pacing_quantum: u32,
+    /// When the pacer lets the next segment go (Linux `tcp_wstamp_ns`), for a paced flow.
+    pub pacing_next: Time,
     /// Delivery-rate estimation (tcp/rate.rs), kept only for a flow that paces: segments
     /// delivered, cumulatively acknowledged or SACKed, so far (Linux `tp->delivered`) ...
     pub delivered: u64,
@@ -202,6 +205,7 @@ impl CcState {
             ack_stride: 1,
             pacing_rate: f64::INFINITY,
             pacing_quantum: 1,
+            pacing_next: Time::ZERO,
             delivered: 0,
             delivered_time: Time::ZERO,
             lost: 0,
@@ -436,6 +440,7 @@ pub const ALGORITHMS: &[&str] = &[
     "code",
     "vegas_plus",
     "veno",
+    "bbr",
 ];
 
 /// Builds the algorithm a scenario names. `field` is the document path used in errors.
@@ -458,6 +463,7 @@ pub fn build(spec: &CcSpec, field: &str) -> Result<Box<dyn CongestionControl>, C
         "code" => Ok(Box::new(code::from_spec(spec, field)?)),
         "vegas_plus" => Ok(Box::new(vegas_plus::from_spec(spec, field)?)),
         "veno" => Ok(Box::new(veno::Veno::from_spec(spec, field)?)),
+        "bbr" => Ok(Box::new(bbr::Bbr::from_spec(spec, field)?)),
         other => Err(ConfigError::new(
             format!("{field}.name"),
             format!(

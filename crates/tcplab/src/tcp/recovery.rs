@@ -197,14 +197,17 @@ impl TcpSender {
         }
         if !self.cfg.sack {
             // Linux `tcp_newreno_mark_lost`: without SACK the oldest segment is lost after
-            // `dupthresh` duplicates, and again after each partial ACK in recovery.
+            // `dupthresh` duplicates, and again after each partial ACK in recovery. An ACK
+            // that reaches `high_seq` is not partial: it ends recovery (Linux checks the
+            // exit first), and the oldest segment then is new data still in flight.
             let head_lost = self
                 .sb
                 .get(self.snd_una)
                 .is_some_and(|s| s.has(super::scoreboard::LOST));
+            let partial = advanced && self.snd_una < self.high_seq;
             let due = (self.st.ca_state < CaState::Recovery
                 && self.dupacks >= self.cfg.dupack_threshold)
-                || (self.st.ca_state == CaState::Recovery && advanced);
+                || (self.st.ca_state == CaState::Recovery && partial);
             if due && !head_lost {
                 return u32::from(self.sb.mark_lost(self.snd_una));
             }
@@ -735,6 +738,54 @@ mod tests {
         assert_eq!(s.stats.undos, 1);
         assert_eq!(s.st.cwnd, before);
         assert_eq!(s.st.ca_state, CaState::Open);
+    }
+
+    /// A rate-driven algorithm whose cwnd grows by one segment per ACK, recovery or not,
+    /// so that new data goes out during recovery.
+    struct Growing;
+
+    impl crate::cc::CongestionControl for Growing {
+        fn name(&self) -> &'static str {
+            "growing"
+        }
+        fn ssthresh(&mut self, st: &crate::cc::CcState, _: &crate::cc::LossInfo) -> f64 {
+            st.ssthresh
+        }
+        fn cong_avoid(&mut self, _: &mut crate::cc::CcState, _: u32) {}
+        fn controls_rate(&self) -> bool {
+            true
+        }
+        fn cong_control(&mut self, st: &mut crate::cc::CcState, _: &crate::cc::RateSample) {
+            st.cwnd += 1.0;
+        }
+    }
+
+    /// Without SACK the ACK that reaches `high_seq` ends recovery: the oldest segment
+    /// outstanding then is new data in flight, not a hole (Linux checks the exit before
+    /// `tcp_newreno_mark_lost`), so no second recovery starts.
+    #[test]
+    fn without_sack_the_ack_ending_recovery_marks_nothing_lost() {
+        let cfg = TcpConfig::from_options(&TcpOptions {
+            stack: Some(Stack::Linux),
+            sack: Some(false),
+            ..TcpOptions::default()
+        });
+        let mut s = TcpSender::new(0, 0, 1, &cfg, Box::new(Growing), Recovery::Prr, None);
+        s.start(Time::ZERO);
+        s.on_ack(ms(100), &ack(1, Time::ZERO), None);
+        // Segment 1 is lost: three duplicates, each letting one new segment go.
+        for t in [101, 102, 103] {
+            s.on_ack(ms(t), &ack(1, Time::ZERO), None);
+        }
+        assert_eq!(s.st.ca_state, CaState::Recovery);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        let high_seq = s.high_seq;
+        assert!(s.snd_max > high_seq, "new data sent in recovery");
+        // The retransmission fills the hole: the ACK reaches high_seq exactly.
+        s.on_ack(ms(200), &ack(high_seq, ms(103)), None);
+        assert_eq!(s.st.ca_state, CaState::Open);
+        assert_eq!(s.stats.fast_retransmits, 1, "no spurious second recovery");
+        assert_eq!(s.sb.lost, 0);
     }
 
     /// Linux `tcp_enter_loss`: a timeout marks what is outstanding lost and resends it in

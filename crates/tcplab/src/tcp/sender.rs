@@ -306,6 +306,9 @@ impl TcpSender {
         self.st.in_flight = self.flight();
         self.st.srtt = self.rto.srtt();
         self.st.rto = self.rto.rto();
+        if let Some(p) = &self.pacer {
+            self.st.pacing_next = p.next_send();
+        }
         if let Some(r) = &self.rate {
             self.st.delivered = r.delivered;
             self.st.delivered_time = r.delivered_time;
@@ -456,6 +459,7 @@ impl TcpSender {
             } else {
                 r.lost += n as u64;
             }
+            self.st.lost = r.lost;
         }
     }
 
