@@ -102,7 +102,7 @@ pub enum Variant {
 
 /// The options every member of the family accepts. Unset fields take the variant's
 /// choice, then the member's default.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VegasOptions {
     /// Lower threshold alpha, packets queued (000 eq. (2); default 1 as in 000 section 2.5,
