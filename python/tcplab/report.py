@@ -38,11 +38,16 @@ def _fmt(v) -> str:
 
 
 def md_table(df: pd.DataFrame) -> str:
-    cols = [str(c) for c in df.columns]
+    cols = [_md_cell(str(c)) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, row in df.iterrows():
-        lines.append("| " + " | ".join(_fmt(v) for v in row.to_numpy()) + " |")
+        lines.append("| " + " | ".join(_md_cell(_fmt(v)) for v in row.to_numpy()) + " |")
     return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    """A cell's text with its pipes escaped (option lists such as "a" | "b" would split it)."""
+    return text.replace("|", "\\|")
 
 
 def html_table(df: pd.DataFrame) -> str:
