@@ -116,3 +116,25 @@ def test_two_code_flows_and_the_ratio_table_needs_reno(tmp_path):
     (planned,) = [p for p in plan(resolve(["code/fig16"]), quick=True) if p.experiment.name == "code/fig16"]
     with pytest.raises(ValueError, match="reno"):
         pair_table([({"variant": "code", "x": 1}, store.load(planned.key))], ["x"])
+
+
+def test_homogeneous_unfairness_note_reads_the_run_it_explains():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from tcplab.experiments.code_tcp import homogeneous_unfairness_note
+
+    cc_vars = pd.DataFrame(
+        {
+            "flow": [0, 1, 0, 1, 0, 1],
+            "name": ["diff"] * 6,
+            "time": [10.0, 10.0, 60.0, 60.0, 70.0, 70.0],
+            "value": [9.0, 9.0, 1.0, 3.0, 1.0, 3.0],  # before 50 s does not count
+        }
+    )
+    res = SimpleNamespace(cc_vars=cc_vars, losses=pd.DataFrame({"time": [2.15, 2.24]}))
+    note = homogeneous_unfairness_note({"variant": "newvegas", "bandwidth_mbps": 15}, res, 0.9)
+    assert "NewVegas at 15 Mb/s" in note and "Jain 0.900" in note
+    assert "2 loss responses came between 2.15 and 2.24 s" in note
+    assert "1.00 to 3.00 packets, Jain's index of those 0.800" in note  # 4^2 / (2 * (1 + 9))
