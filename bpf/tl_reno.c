@@ -13,6 +13,13 @@ void TL_OP(tl_init, struct sock *sk)
 	tl_init_windows(tl_tcp_sk(sk), ca);
 }
 
+/* Every ACK: adopt the stack's writes (PRR's windows during recovery), so that a window
+ * that returns to the shadow's integer part is not taken for no change (tl_sync). */
+void TL_OP(tl_pkts_acked, struct sock *sk, const struct ack_sample *sample)
+{
+	tl_sync(tl_tcp_sk(sk), tl_ca(sk));
+}
+
 /* RFC 5681 eq. (4): ssthresh = max(cwnd / 2, 2). A timeout gives the same value. */
 u32 TL_OP(tl_ssthresh, struct sock *sk)
 {
@@ -40,6 +47,7 @@ struct tcp_congestion_ops TL_NAME = {
 	.init = (void *)tl_init,
 	.ssthresh = (void *)tl_ssthresh,
 	.cong_avoid = (void *)tl_cong_avoid,
+	.pkts_acked = (void *)tl_pkts_acked,
 	.undo_cwnd = (void *)tl_undo_cwnd,
 	.name = TL_STR(TL_NAME),
 };

@@ -134,6 +134,28 @@ def test_report_marks_only_quick_runs(tmp_path):
         assert ("t (quick run):" if quick else "t:") in text, "a claim's mark leaked into a caption"
 
 
+def test_reading_ablations_edit_only_their_algorithm_into_valid_scenarios():
+    from tcplab.experiments import hasegawa, wlan
+    from tcplab.experiments.ablation import vegas_ns2_module_ablation, vegasplus_window_ablation
+    from tcplab.scenario import Scenario
+
+    doc = Scenario(wlan.wlan_scenario(2, 0, wlan.cc_spec("vegas"), 1.0).doc).doc
+    vegas_ns2_module_ablation().edit(doc)
+    assert {f["cc"]["variant"] for f in doc["flows"]} == {"paper"}
+    assert doc["flows"][0]["cc"]["rtt"] == "mean" and doc["flows"][0]["cc"]["alpha"] == 2
+    Scenario(doc).validate()
+    plus = {**hasegawa.VEGAS_PLUS_8.vegas_cc}
+    doc = Scenario(
+        hasegawa.hasegawa_scenario(1, 1, 50, vegas_cc=plus, duration=1.0, measure=(0.0, 1.0)).doc
+    ).doc
+    vegasplus_window_ablation().edit(doc)
+    assert [f["cc"] if f["cc"] == "reno" else f["cc"]["count_window"] for f in doc["flows"]] == [
+        "reno",
+        "unchanged",
+    ]
+    Scenario(doc).validate()
+
+
 def test_quick_ablation_counts_only_where_the_quick_defaults_fail_too():
     ab = Ablation("q", "threshold-rule", "x", lambda d: None, quick=True)
     base = _outcome(Claim("every point", False), Claim("other", False))

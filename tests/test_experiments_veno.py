@@ -78,7 +78,8 @@ def _claims_evaluated(o: Outcome) -> None:
     assert o.claims, o.experiment.name
     for c in o.claims:
         assert isinstance(c, Claim)
-        assert c.passed in (True, False), c
+        # Not evaluated only where the data has no events to decide on (a quick run may lack them).
+        assert c.passed in (True, False) or "0 of 0" in c.detail, c
 
 
 def test_fig5_reports_published_numbers_and_all_loss_rates(outcomes):

@@ -70,6 +70,31 @@ def test_harness_detects_a_wrong_vector(harnesses, tmp_path):
     assert p.returncode == 1 and "1 failed" in p.stdout
 
 
+def test_harness_detects_a_wrong_undo(harnesses, tmp_path):
+    """The window an undo restores is checked (here: one packet more than the simulator's)."""
+    lines = (VECTORS / "tl_reno.txt").read_text().splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith("undo_cwnd"))
+    f = lines[i].split()
+    f[9] = f"{float(f[9]) + 1.0:.6f}"
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join([*lines[:i], " ".join(f), *lines[i + 1 :]]) + "\n")
+    p = subprocess.run([str(harnesses / "tl_reno.harness"), str(bad)], capture_output=True, text=True)
+    assert p.returncode == 1 and "undo_cwnd" in p.stderr, p.stderr
+
+
+def test_a_port_that_misses_the_stacks_writes_fails(tmp_path):
+    """Reno without its per-ACK tl_sync keeps a stale shadow through PRR's windows: the
+    replay, which reads what the port would read at its next hook, must fail."""
+    src = tmp_path / "bpf"
+    shutil.copytree(ROOT / "bpf", src, ignore=shutil.ignore_patterns("build"))
+    code = (src / "tl_reno.c").read_text()
+    (src / "tl_reno.c").write_text(code.replace("\ttl_sync(tl_tcp_sk(sk), tl_ca(sk));\n", "", 1))
+    exe = tmp_path / "tl_reno.harness"
+    subprocess.run(["make", "-s", f"OUT={tmp_path}", str(exe)], cwd=src, check=True)
+    p = subprocess.run([str(exe), str(VECTORS / "tl_reno.txt")], capture_output=True, text=True)
+    assert p.returncode == 1, p.stdout
+
+
 def test_plan_refuses_what_the_bed_cannot_do():
     s = Scenario.dumbbell(1, link("10Mbps", "23ms", 100), duration=5)
     s.add_flow("s0", "d0", {"name": "vegas", "alpha": 2})

@@ -5,6 +5,18 @@
  * (cwnd = ssthresh after recovery, the post-timeout window) the way the stack writes
  * snd_cwnd, and stores ssthresh's return value in snd_ssthresh.
  *
+ * Each `init` line starts a new trace on a fresh socket, whose sequence numbers start at
+ * ISN (so they wrap soon, as the kernel's may). `undo_cwnd P/S` plays Linux's
+ * tcp_undo_cwnd_reduction: prior_cwnd P, the returned window written to snd_cwnd, and
+ * snd_ssthresh raised to S if that is larger. The state behind the kernel's
+ * tcp_is_cwnd_limited is set so that the branch it takes (slow start or not, by the
+ * socket's windows) gives the line's answer at the edge of its test, and the other branch
+ * the opposite one: a changed comparison or branch shows.
+ *
+ * The checks read the windows as the port would at its next hook (tl_sync on a copy of
+ * its state), without changing its state: a hook that forgets to adopt the stack's
+ * writes shows.
+ *
  * Checks: the fixed-point shadow window within TOL packets of the simulator's value, and
  * the socket's integer snd_cwnd equal to its floor (unless the simulator's value lies
  * within TOL of a whole number). The kernel's ssthresh hook cannot tell a timeout, so a
@@ -21,6 +33,7 @@
 extern struct tcp_congestion_ops TL_OPS;
 
 #define TOL 0.02
+#define ISN 0xffffff00u
 
 static double parse_window(const char *s)
 {
@@ -44,6 +57,18 @@ static int near_integer(double v)
 	return fabs(v - round(v)) <= TOL;
 }
 
+/* The kernel's tcp_is_cwnd_limited answers `limited`: in slow start through
+ * snd_cwnd < 2 * max_packets_out, at its edge; otherwise through is_cwnd_limited. */
+static void set_cwnd_limited(struct tcp_sock *tp, unsigned limited)
+{
+	u32 half = tp->snd_cwnd / 2;
+	int in_ss = tp->snd_cwnd < tp->snd_ssthresh;
+	unsigned slow_start_answer = in_ss ? limited : !limited;
+
+	tp->max_packets_out = slow_start_answer ? half + 1 : half;
+	tp->is_cwnd_limited = (u8)(in_ss ? !limited : limited);
+}
+
 int main(int argc, char **argv)
 {
 	struct tcp_sock tp;
@@ -51,7 +76,7 @@ int main(int argc, char **argv)
 	struct tl_ca *ca = (struct tl_ca *)tp.inet_conn.icsk_ca_priv;
 	char op[32], arg[32], pre_c[32], pre_s[32], post_c[32], post_s[32];
 	unsigned long long srtt_ns;
-	unsigned una, nxt, limited, state;
+	unsigned una, nxt, limited, state, prior_c, prior_s;
 	double last_post_c = NAN, last_post_s = NAN;
 	int pending_timeout = 0, line = 0, passed = 0, failed = 0;
 	FILE *f;
@@ -68,17 +93,26 @@ int main(int argc, char **argv)
 		int check_s = 1;
 
 		line++;
-		tp.snd_una = una;
-		tp.snd_nxt = nxt;
+		if (!strcmp(op, "init")) {
+			if (pending_timeout) {
+				fprintf(stderr, "%s:%d: a timeout's ssthresh was never followed by "
+						"CA_EVENT_LOSS\n", argv[1], line);
+				failed++;
+			}
+			memset(&tp, 0, sizeof(tp));
+			last_post_c = last_post_s = NAN;
+			pending_timeout = 0;
+		}
+		tp.snd_una = ISN + una;
+		tp.snd_nxt = ISN + nxt;
 		tp.srtt_us = (u32)(srtt_ns * 8 / 1000);
-		tp.is_cwnd_limited = (u8)limited;
-		tp.max_packets_out = limited ? 1u << 20 : 0;
 		tp.inet_conn.icsk_ca_state = (u8)state;
 		/* The sender changed the windows since the last hook: write them as the stack does. */
 		if (!(pc == last_post_c) || !(ps == last_post_s || (isinf(ps) && isinf(last_post_s)))) {
 			tp.snd_cwnd = (u32)floor(pc + 1e-9);
 			tp.snd_ssthresh = isinf(ps) ? TL_INFINITE_SSTHRESH : (u32)floor(ps + 1e-9);
 		}
+		set_cwnd_limited(&tp, limited);
 		if (!strcmp(op, "init")) {
 			if (TL_OPS.init)
 				TL_OPS.init(sk);
@@ -88,7 +122,7 @@ int main(int argc, char **argv)
 			if (TL_OPS.pkts_acked)
 				TL_OPS.pkts_acked(sk, &s);
 		} else if (!strcmp(op, "cong_avoid")) {
-			TL_OPS.cong_avoid(sk, una, (u32)atoi(arg));
+			TL_OPS.cong_avoid(sk, tp.snd_una, (u32)atoi(arg));
 		} else if (!strcmp(op, "ssthresh")) {
 			tp.snd_ssthresh = TL_OPS.ssthresh(sk);
 			if (!strcmp(arg, "timeout")) {
@@ -99,6 +133,15 @@ int main(int argc, char **argv)
 			if (TL_OPS.set_state)
 				TL_OPS.set_state(sk, (u8)atoi(arg));
 			tp.inet_conn.icsk_ca_state = (u8)atoi(arg);
+		} else if (!strcmp(op, "undo_cwnd")) {
+			if (sscanf(arg, "%u/%u", &prior_c, &prior_s) != 2) {
+				fprintf(stderr, "%s:%d: undo_cwnd wants PRIOR_CWND/PRIOR_SSTHRESH\n", argv[1], line);
+				return 2;
+			}
+			tp.prior_cwnd = prior_c;
+			tp.snd_cwnd = TL_OPS.undo_cwnd(sk);
+			if (prior_s > tp.snd_ssthresh)
+				tp.snd_ssthresh = prior_s;
 		} else if (!strcmp(op, "cwnd_event")) {
 			if (TL_OPS.cwnd_event)
 				TL_OPS.cwnd_event(sk, (enum tcp_ca_event)atoi(arg));
@@ -109,13 +152,18 @@ int main(int argc, char **argv)
 		}
 		last_post_c = want_c;
 		last_post_s = want_s;
-		/* An algorithm without this hook adopts the stack's change at its next hook. */
-		tl_sync(&tp, ca);
 		{
-			double got_c = shadow(ca->cwnd_fp), got_s = shadow(ca->ssthresh_fp);
+			/* What the port will read at its next hook: its shadow after tl_sync. */
+			struct tl_ca view = *ca;
 			u32 want_int = want_c < 1 ? 1 : (u32)floor(want_c + 1e-9);
-			int ok = close_enough(got_c, want_c) && (!check_s || close_enough(got_s, want_s)) &&
-				 (near_integer(want_c) || tp.snd_cwnd == want_int);
+			double got_c, got_s;
+			int ok;
+
+			tl_sync(&tp, &view);
+			got_c = shadow(view.cwnd_fp);
+			got_s = shadow(view.ssthresh_fp);
+			ok = close_enough(got_c, want_c) && (!check_s || close_enough(got_s, want_s)) &&
+			     (near_integer(want_c) || tp.snd_cwnd == want_int);
 
 			if (ok) {
 				passed++;

@@ -10,11 +10,13 @@ from pathlib import Path
 from .errors import OutputError
 
 
-def writable_dir(path: Path, option: str) -> Path:
-    """Creates the directory ``path`` if needed and proves a file can be written in it."""
+def writable_dir(path: Path, option: str, create: bool = True) -> Path:
+    """Creates the directory ``path`` if needed and proves a file can be written in it;
+    with ``create`` False only refuses a path that is a file (nothing is made on disk)."""
     if path.exists() and not path.is_dir():
         raise OutputError(f"{option} {path}: is a file; give a directory")
-    _prove(path, f"{option} {path}")
+    if create:
+        _prove(path, f"{option} {path}")
     return path
 
 

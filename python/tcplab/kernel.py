@@ -3,7 +3,8 @@
 ``build()`` compiles every algorithm with clang against the running kernel's BTF,
 ``load(name)`` registers one with bpftool (the kernel's verifier checks it then),
 ``unload(name)`` unregisters it and ``loaded()`` lists what is registered. Names are the
-simulator's (``vegas``, ``code``, ...); the kernel knows them as ``tl_<name>``.
+simulator's (``vegas``, ``code``, ...); the kernel knows them as ``tl_<name>``. The list of
+ports is the manifest bpf/ports.toml.
 """
 
 from __future__ import annotations
@@ -19,20 +20,16 @@ from typing import Annotated
 
 import typer
 
+from . import kernel_ports
+
+#: The ports, from the manifest bpf/ports.toml (python/tcplab/kernel_ports.py).
+PORTS = kernel_ports.load()
+
 #: Simulator name -> kernel congestion-control name (bpf/<kernel name>.c).
-KERNEL_NAMES = {
-    "reno": "tl_reno",
-    "newreno": "tl_reno",
-    "vegas": "tl_vegas",
-    "newvegas": "tl_newvegas",
-    "code": "tl_code",
-    "vegas_a": "tl_vegas_a",
-    "vegas_plus": "tl_vegas_plus",
-    "veno": "tl_veno",
-}
+KERNEL_NAMES = PORTS.kernel_names()
 
 #: One object per kernel algorithm.
-OBJECTS = sorted(set(KERNEL_NAMES.values()))
+OBJECTS = PORTS.objects()
 
 CONTROLS = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 
@@ -244,3 +241,9 @@ def list_cmd() -> None:
     now = set(loaded())
     for sim, kname in sorted(KERNEL_NAMES.items()):
         typer.echo(f"{sim:12s} {kname:14s} {'registered' if kname in now else '-'}")
+
+
+@app.command("ports")
+def ports_cmd() -> None:
+    """The manifest of ports (bpf/ports.toml) as docs/kernel.md's table."""
+    typer.echo(kernel_ports.markdown(PORTS), nl=False)

@@ -225,13 +225,7 @@ def veno_basertt_ablation() -> Ablation:
 
 def vegasplus_count_ablation(quick: bool = False) -> Ablation:
     """Vegas+'s count moved once per round instead of on every ACK."""
-    return Ablation(
-        "count-per-round",
-        "vegasplus-count",
-        'vegas_plus: count_every = "round"',
-        set_cc_params("vegas_plus", count_every="round"),
-        quick=quick,
-    )
+    return cc_reading("count-per-round", "vegasplus-count", "vegas_plus", quick, count_every="round")
 
 
 def pifs_backoff_ablation() -> Ablation:
@@ -250,6 +244,30 @@ def _without_pifs_backoff(doc: dict[str, Any]) -> None:
     topology = doc.get("topology", {})
     if topology.get("ap_access") == "pifs":
         topology["ap_backoff"] = False
+
+
+def vegasplus_window_ablation(quick: bool = False) -> Ablation:
+    """Vegas+'s count moved only while the window is unchanged, as 002 section 6 summarises
+    003's rule ("count + 1 if rtt > rtt_p and ws = ws_p, count - 1 if rtt < rtt_p and
+    ws = ws_p"), instead of 003 section 5.1's wording (only the increment needs a window that
+    did not grow)."""
+    return cc_reading(
+        "count-window-unchanged", "vegasplus-count", "vegas_plus", quick, count_window="unchanged"
+    )
+
+
+def vegas_ns2_module_ablation() -> Ablation:
+    """Vegas as NS-2's own module (Agent/TCP/Vegas, tcp-vegas.cc: Delta from the mean of the
+    round's RTT samples, fine-grained retransmission, cwnd to 3/4 on a retransmission, 2 after
+    a timeout) instead of Linux's tcp_vegas; 004 names both (see the cause)."""
+    return cc_reading("vegas-ns2-module", "vegas-module", "vegas", variant="paper", rtt="mean")
+
+
+def cc_reading(key: str, cause: str, cc: str, quick: bool = False, **params: str) -> Ablation:
+    """An ablation that sets string parameters of every flow running ``cc``, shown as
+    ``cc: name = "value", ...``."""
+    change = f"{cc}: " + ", ".join(f'{k} = "{v}"' for k, v in params.items())
+    return Ablation(key, cause, change, set_cc_params(cc, **params), quick=quick)
 
 
 def code_rtt_ablation(quick: bool = False) -> Ablation:

@@ -1,205 +1,63 @@
 //! Test vectors shared with the kernel ports in `bpf/` (one set for both languages).
 //!
-//! A scripted trace ([`super::scripted::Script`], the hooks in the real sender's order)
-//! drives each algorithm through slow start, rising and falling RTTs, a fast-retransmit
-//! loss and a timeout; a recorder logs every hook call with the sender state before it and
-//! the cwnd/ssthresh after it. The files under `tests/vectors/` are this output: the Rust
-//! implementation is the source of truth, and `bpf/mock/harness.c` replays the same lines
-//! against the BPF sources compiled natively. Regenerate after a deliberate change with
+//! The ports are those of the manifest `bpf/ports.toml`; each names the simulator spec it
+//! implements (`variant = "kernel"` for the Vegas family: the port's differences as
+//! options). For every port, seeded random traces of [`super::kernel_stack::KernelStack`]
+//! (the hooks in the Linux stack's order: multiple and repeated losses, stretch and
+//! duplicate ACKs, undo, timeouts, application-limited stretches) drive that spec and
+//! log every hook call with the state before it and the windows after it. The files
+//! `tests/vectors/<kernel name>.txt` are this output: the Rust implementation is the
+//! source of truth, and `bpf/mock/harness.c` replays the same lines against the BPF
+//! source compiled natively. Regenerate after a deliberate change with
 //! `TCPLAB_BLESS_VECTORS=1 cargo test -p tcplab kernel_vectors`.
 //!
 //! Line format (space-separated): `op arg snd_una snd_nxt srtt_ns cwnd_limited ca_state
 //! pre_cwnd pre_ssthresh post_cwnd post_ssthresh`, windows in packets with six decimals,
-//! `inf` for an unset ssthresh. Ops: `init`, `pkts_acked <rtt_us or -1>`, `cong_avoid
-//! <acked>`, `ssthresh <dupack|timeout>` (post_ssthresh is the returned value),
-//! `set_state <tcp_ca_state>`, `cwnd_event <tcp_ca_event>`.
+//! `inf` for an unset ssthresh. Ops: `init` (a new trace), `pkts_acked <rtt_us or -1>`,
+//! `cong_avoid <acked>`, `ssthresh <dupack|timeout>` (post_ssthresh is the returned
+//! value), `set_state <tcp_ca_state>`, `cwnd_event <tcp_ca_event>`, `undo_cwnd
+//! <prior_cwnd>/<prior_ssthresh>` (the stack then writes the returned cwnd and restores
+//! ssthresh to prior_ssthresh if that is larger; post_* are the windows after that).
 
-use super::scripted::Script;
-use super::{
-    AckEvent, AckSample, CaEvent, CaState, CcSpec, CcState, CongestionControl, LossInfo, LossKind,
-    Recovery, RetransmitProbe,
-};
-use crate::sim::Time;
-use std::fmt::Write as _;
+use super::kernel_stack::KernelStack;
+use super::CcSpec;
+use serde::Deserialize;
 
-/// The kernel's `enum tcp_ca_state` numbers.
-fn ca_state_number(s: CaState) -> u8 {
-    match s {
-        CaState::Open => 0,
-        CaState::Disorder => 1,
-        CaState::Recovery => 3,
-        CaState::Loss => 4,
-    }
+/// The manifest, read at compile time so that editing it rebuilds the tests.
+const MANIFEST: &str = include_str!("../../../../bpf/ports.toml");
+
+/// The traces of each port: their seeds and how many stack events each runs.
+const SEEDS: &[u64] = &[1, 2, 3];
+const EVENTS: u32 = 1200;
+
+#[derive(Deserialize)]
+struct Manifest {
+    port: Vec<Port>,
 }
 
-fn window(v: f64) -> String {
-    if v >= 1e8 {
-        "inf".to_string()
-    } else {
-        format!("{v:.6}")
-    }
+/// The fields of a manifest entry the vectors need.
+#[derive(Deserialize)]
+struct Port {
+    kernel: String,
+    spec: CcSpec,
 }
 
-/// Logs every hook call of the wrapped algorithm.
-struct Recorder {
-    inner: Box<dyn CongestionControl>,
-    lines: String,
+fn ports() -> Vec<Port> {
+    toml::from_str::<Manifest>(MANIFEST)
+        .expect("bpf/ports.toml parses")
+        .port
 }
 
-impl Recorder {
-    fn log(&mut self, op: &str, arg: &str, pre: &CcState, post_cwnd: f64, post_ss: f64) {
-        let _ = writeln!(
-            self.lines,
-            "{op} {arg} {} {} {} {} {} {} {} {} {}",
-            pre.snd_una,
-            pre.snd_nxt,
-            pre.srtt.nanos(),
-            u8::from(pre.cwnd_limited),
-            ca_state_number(pre.ca_state),
-            window(pre.cwnd),
-            window(pre.ssthresh),
-            window(post_cwnd),
-            window(post_ss)
-        );
-    }
-}
-
-impl CongestionControl for Recorder {
-    fn name(&self) -> &'static str {
-        self.inner.name()
-    }
-    fn default_recovery(&self) -> Recovery {
-        self.inner.default_recovery()
-    }
-    fn init(&mut self, st: &mut CcState) {
-        let pre = st.clone();
-        self.inner.init(st);
-        self.log("init", "-", &pre, st.cwnd, st.ssthresh);
-    }
-    fn ssthresh(&mut self, st: &CcState, loss: &LossInfo) -> f64 {
-        let ret = self.inner.ssthresh(st, loss);
-        let kind = if loss.kind == LossKind::Timeout {
-            "timeout"
-        } else {
-            "dupack"
-        };
-        self.log("ssthresh", kind, st, st.cwnd, ret.max(1.0));
-        ret
-    }
-    fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
-        let pre = st.clone();
-        self.inner.cong_avoid(st, acked);
-        self.log("cong_avoid", &acked.to_string(), &pre, st.cwnd, st.ssthresh);
-    }
-    fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
-        let pre = st.clone();
-        self.inner.pkts_acked(st, sample);
-        let rtt = sample.rtt.map_or(-1, |r| (r.nanos() / 1000) as i64);
-        self.log("pkts_acked", &rtt.to_string(), &pre, st.cwnd, st.ssthresh);
-    }
-    fn in_ack_event(&mut self, st: &mut CcState, ack: &AckEvent) {
-        self.inner.in_ack_event(st, ack);
-    }
-    fn set_state(&mut self, st: &mut CcState, new: CaState) {
-        let pre = st.clone();
-        self.inner.set_state(st, new);
-        let arg = ca_state_number(new).to_string();
-        self.log("set_state", &arg, &pre, st.cwnd, st.ssthresh);
-    }
-    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
-        let pre = st.clone();
-        self.inner.cwnd_event(st, event);
-        let arg = match event {
-            CaEvent::TxStart => "0",
-            CaEvent::CompleteCwr => "2",
-            CaEvent::Loss => "3",
-        };
-        self.log("cwnd_event", arg, &pre, st.cwnd, st.ssthresh);
-    }
-    fn cwnd_after_timeout(&self) -> f64 {
-        self.inner.cwnd_after_timeout()
-    }
-    fn retransmit_check(&mut self, st: &CcState, probe: &RetransmitProbe) -> bool {
-        self.inner.retransmit_check(st, probe)
-    }
-}
-
-fn us(v: u64) -> Time {
-    Time::from_micros(v)
-}
-
-/// The algorithms with kernel ports: file name, the scenario spec whose behaviour the port
-/// implements (the paper variant without the fine-grained retransmission, which the
-/// kernel's hooks cannot express; see bpf/tl_vegas_family.h) and the initial ssthresh of
-/// the trace (unset for the Vegas family, whose slow start ends on gamma; 64 packets for
-/// the loss-based ones, which would otherwise double for the whole trace).
-fn ported() -> Vec<(&'static str, CcSpec, f64)> {
-    let no_fine = |name: &str| {
-        let mut s = CcSpec::named(name);
-        s.params.insert(
-            "fine_grained_retransmit".into(),
-            toml::Value::Boolean(false),
-        );
-        s
-    };
-    vec![
-        ("tl_reno", CcSpec::named("reno"), 64.0),
-        ("tl_vegas", no_fine("vegas"), 1e9),
-        ("tl_newvegas", no_fine("newvegas"), 1e9),
-        ("tl_code", no_fine("code"), 1e9),
-        ("tl_vegas_a", no_fine("vegas_a"), 1e9),
-        ("tl_vegas_plus", no_fine("vegas_plus"), 1e9),
-        ("tl_veno", CcSpec::named("veno"), 64.0),
-    ]
-}
-
-/// The scripted trace every algorithm goes through.
-fn trace(spec: &CcSpec, initial_ssthresh: f64) -> String {
-    let inner = super::build(spec, "cc").expect("ported spec builds");
-    let mut cc = Recorder {
-        inner,
-        lines: String::new(),
-    };
-    let mut s = Script::new(2.0, initial_ssthresh);
-    s.start(&mut cc);
-    // Slow start without queueing.
-    for _ in 0..6 {
-        s.round(&mut cc, us(100_000));
-    }
-    // A queue builds: RTTs grow within and across rounds.
-    for k in 0..8u64 {
-        s.round_with(&mut cc, |i| us(100_000 + k * 3_000 + u64::from(i) * 150));
-    }
-    // Steady state with jitter, then a draining queue.
-    for k in 0..6u64 {
-        s.round_with(&mut cc, |i| us(112_000 + u64::from(i % 5) * 700 + k * 400));
-    }
-    for k in 0..4u64 {
-        s.round(&mut cc, us(110_000 - k * 2_500));
-    }
-    // A loss repaired by fast recovery, with ACKs during recovery.
-    s.loss(&mut cc, LossKind::FastRetransmit);
-    for _ in 0..3 {
-        s.ack(&mut cc, Some(us(104_000)));
-    }
-    s.ack(&mut cc, None);
-    s.recover(&mut cc);
-    for k in 0..8u64 {
-        s.round_with(&mut cc, |i| {
-            us(101_000 + k * 1_800 + u64::from(i % 3) * 200)
-        });
-    }
-    // A timeout, slow start again, back to Open.
-    s.loss(&mut cc, LossKind::Timeout);
-    s.ack(&mut cc, None);
-    for _ in 0..3 {
-        s.round(&mut cc, us(101_000));
-    }
-    s.recover(&mut cc);
-    for k in 0..6u64 {
-        s.round_with(&mut cc, |i| us(100_500 + k * 2_000 + u64::from(i) * 100));
-    }
-    cc.lines
+/// Every trace of one port, one after the other.
+fn vectors(port: &Port) -> String {
+    SEEDS
+        .iter()
+        .map(|&seed| {
+            let cc = super::build(&port.spec, &port.kernel)
+                .unwrap_or_else(|e| panic!("{}: spec does not build: {e}", port.kernel));
+            KernelStack::new(cc, seed).run(EVENTS)
+        })
+        .collect()
 }
 
 fn vectors_dir() -> std::path::PathBuf {
@@ -209,10 +67,9 @@ fn vectors_dir() -> std::path::PathBuf {
 #[test]
 fn kernel_vectors_are_up_to_date() {
     let bless = std::env::var_os("TCPLAB_BLESS_VECTORS").is_some();
-    for (file, spec, ss) in ported() {
-        let text = trace(&spec, ss);
-        assert!(text.lines().count() > 500, "{file}: trace too short");
-        let path = vectors_dir().join(format!("{file}.txt"));
+    for port in ports() {
+        let text = vectors(&port);
+        let path = vectors_dir().join(format!("{}.txt", port.kernel));
         if bless {
             std::fs::create_dir_all(vectors_dir()).unwrap();
             std::fs::write(&path, &text).unwrap();
@@ -222,40 +79,157 @@ fn kernel_vectors_are_up_to_date() {
             .unwrap_or_else(|_| panic!("{} missing; regenerate (module docs)", path.display()));
         assert!(
             stored == text,
-            "{} is stale: the Rust {} changed; regenerate (module docs)",
+            "{} is stale: the Rust {} or the stack changed; regenerate (module docs)",
             path.display(),
-            spec.name
+            port.spec.name
+        );
+    }
+}
+
+/// What one trace exercised, counted from its lines.
+#[derive(Default, Debug)]
+struct Coverage {
+    dupack_losses: u32,
+    timeouts: u32,
+    /// Timeouts while one was being repaired (no new ssthresh).
+    repeated_timeouts: u32,
+    /// Loss episodes opened within 50 hook calls of the previous one's end.
+    losses_soon_after_recovery: u32,
+    undos: u32,
+    stretch_acks: u32,
+    duplicate_acks: u32,
+    missing_samples: u32,
+    /// `cong_avoid` calls not cwnd-limited, in slow start and in congestion avoidance.
+    app_limited_slow_start: u32,
+    app_limited_avoidance: u32,
+    /// `cong_avoid` calls in avoidance (Open) that lowered the window: a delay rule's cut.
+    rule_decreases: u32,
+    recovery_exits: u32,
+}
+
+fn coverage(text: &str) -> Coverage {
+    let mut c = Coverage::default();
+    let mut last_una = None;
+    let mut since_recovery_end = u32::MAX;
+    let mut previous_op = "";
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let window = |i: usize| f[i].parse::<f64>().unwrap_or(f64::INFINITY);
+        let (pre_c, pre_s, post_c) = (window(7), window(8), window(9));
+        since_recovery_end = since_recovery_end.saturating_add(1);
+        match (f[0], f[1]) {
+            ("init", _) => last_una = None,
+            ("ssthresh", kind) => {
+                if kind == "dupack" {
+                    c.dupack_losses += 1;
+                } else {
+                    c.timeouts += 1;
+                }
+                if since_recovery_end < 50 {
+                    c.losses_soon_after_recovery += 1;
+                }
+            }
+            ("set_state", "4") if previous_op != "cwnd_event" => c.repeated_timeouts += 1,
+            ("set_state", "0") if f[6] == "3" || f[6] == "4" => {
+                c.recovery_exits += 1;
+                since_recovery_end = 0;
+            }
+            ("undo_cwnd", _) => c.undos += 1,
+            ("pkts_acked", rtt) => {
+                if last_una == Some(f[2]) {
+                    c.duplicate_acks += 1;
+                }
+                if rtt == "-1" {
+                    c.missing_samples += 1;
+                }
+                last_una = Some(f[2]);
+            }
+            ("cong_avoid", acked) => {
+                if acked != "1" {
+                    c.stretch_acks += 1;
+                }
+                match (f[5], pre_c < pre_s) {
+                    ("0", true) => c.app_limited_slow_start += 1,
+                    ("0", false) => c.app_limited_avoidance += 1,
+                    _ => {}
+                }
+                if f[6] == "0" && pre_c >= pre_s && post_c < pre_c {
+                    c.rule_decreases += 1;
+                }
+            }
+            _ => {}
+        }
+        previous_op = f[0];
+    }
+    c
+}
+
+#[test]
+fn traces_exercise_the_hooks_and_the_rules() {
+    // Every trace must reach each situation several times, or the C replay would check
+    // little there.
+    for port in ports() {
+        for &seed in SEEDS {
+            let cc = super::build(&port.spec, &port.kernel).unwrap();
+            let c = coverage(&KernelStack::new(cc, seed).run(EVENTS));
+            let name = format!("{} seed {seed}", port.kernel);
+            for (what, n, at_least) in [
+                ("fast retransmits", c.dupack_losses, 3),
+                ("recovery exits", c.recovery_exits, 3),
+                ("stretch ACKs", c.stretch_acks, 10),
+                ("duplicate ACKs", c.duplicate_acks, 10),
+                ("ACKs without a sample", c.missing_samples, 10),
+                ("app-limited ACKs in avoidance", c.app_limited_avoidance, 5),
+            ] {
+                assert!(n >= at_least, "{name}: {n} {what} (want {at_least}): {c:?}");
+            }
+        }
+        // Over all seeds: the rarer situations.
+        let c = coverage(&vectors(&port));
+        for (what, n, at_least) in [
+            ("timeouts", c.timeouts, 3),
+            ("undos", c.undos, 3),
+            ("repeated timeouts", c.repeated_timeouts, 1),
+            (
+                "losses soon after a recovery",
+                c.losses_soon_after_recovery,
+                2,
+            ),
+            (
+                "app-limited ACKs in slow start",
+                c.app_limited_slow_start,
+                3,
+            ),
+        ] {
+            assert!(
+                n >= at_least,
+                "{}: {n} {what} (want {at_least}): {c:?}",
+                port.kernel
+            );
+        }
+        let delay_based = port.spec.params.get("variant").is_some();
+        assert!(
+            !delay_based || c.rule_decreases >= 5,
+            "{}: the delay rule cut the window {} times",
+            port.kernel,
+            c.rule_decreases
         );
     }
 }
 
 #[test]
-fn traces_exercise_the_rules() {
-    // The trace must leave slow start, decrease the window and see both loss kinds, or
-    // the C replay would check little.
-    for (file, spec, ss) in ported() {
-        let text = trace(&spec, ss);
-        let mut decreased = false;
-        let mut avoidance = false;
-        for line in text.lines() {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let (pre, post) = (f[7].parse::<f64>().ok(), f[9].parse::<f64>().ok());
-            if f[0] == "cong_avoid" && pre.zip(post).is_some_and(|(a, b)| b < a) {
-                decreased = true;
-            }
-            let ssthresh = f[8].parse::<f64>().unwrap_or(f64::INFINITY);
-            if f[0] == "cong_avoid" && f[6] == "0" && pre.is_some_and(|c| c >= ssthresh) {
-                avoidance = true;
-            }
+fn every_port_spec_builds_and_the_vegas_family_uses_the_kernel_variant() {
+    let ports = ports();
+    assert!(ports.len() >= 7);
+    for port in &ports {
+        super::build(&port.spec, &port.kernel).unwrap();
+        if port.spec.name.contains("vegas") || port.spec.name == "code" {
+            assert_eq!(
+                port.spec.params.get("variant").and_then(|v| v.as_str()),
+                Some("kernel"),
+                "{}",
+                port.kernel
+            );
         }
-        assert!(
-            avoidance,
-            "{file}: never in congestion avoidance before a loss"
-        );
-        assert!(
-            decreased || file == "tl_reno" || file == "tl_veno",
-            "{file}: the delay rule never cut the window"
-        );
-        assert!(text.contains("ssthresh timeout") && text.contains("ssthresh dupack"));
     }
 }

@@ -22,10 +22,19 @@
 //!   (`tcp_current_ssthresh`); no fine-grained retransmission; Reno's loss response
 //!   (`tcp_reno_ssthresh`: ssthresh = max(cwnd / 2, 2) in whole segments, cwnd 1 after a
 //!   timeout).
+//! - `variant = "kernel"`: the paper variant as tcplab's BPF port (bpf/tl_vegas_family.h)
+//!   implements it within the kernel's hooks (docs/kernel.md), so that the conformance
+//!   vectors specify the port exactly: no fine-grained retransmission (the stack decides
+//!   retransmits); no loss history (`loss_history = false`: the `ssthresh` hook says
+//!   neither when the lost segment was sent nor whether it had been retransmitted, so
+//!   every call opens a loss episode and cuts to 3/4); cwnd = 2 when the state switches to
+//!   Loss (the port's place for 000 section 2.2.3's window after a timeout, since the
+//!   stack writes its own window first); only the `last` and `min` RTT choices.
 //!
-//! `fine_grained_retransmit` and `loss_response` are also options of their own, which
-//! override the variant's choice; `rtt` too, except that the linux variant's rules are
-//! defined on the round's minimum (any other choice is an error there).
+//! `fine_grained_retransmit`, `loss_response` and `loss_history` are also options of their
+//! own, which override the variant's choice; `rtt` too, except that the linux variant's
+//! rules are defined on the round's minimum and the kernel variant has only `last` and
+//! `min` (any other choice is an error there).
 
 use super::delay::{BaseRtt, Estimate};
 use super::params::check_range;
@@ -38,10 +47,10 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use crate::tcp::rto::RtoEstimator;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How the window responds to a loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossResponse {
     /// 000 section 2.2.3: cwnd to 3/4 when the lost segment had been sent once, to 1/2
@@ -77,11 +86,16 @@ impl DiffRounding {
 }
 
 /// A preset of the mechanisms where the paper and Linux differ (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
+    /// Each member's paper: its RTT choice, the fine-grained retransmission check, cwnd to
+    /// 3/4 or 1/2 on a retransmission and 2 after a timeout (000 section 2.2.3).
     Paper,
+    /// Linux `tcp_vegas.c` rule by rule (cc/vegas_linux.rs): alpha 2, beta 4, gamma 1, the
+    /// round's minimum RTT, no fine-grained retransmission, Reno's loss response.
     Linux,
+    Kernel,
 }
 
 /// The options every member of the family accepts. Unset fields take the variant's
@@ -101,9 +115,13 @@ pub struct VegasOptions {
     pub rtt: Option<RttChoice>,
     /// Vegas's fine-grained retransmission check (000 section 2.2.3).
     pub fine_grained_retransmit: Option<bool>,
-    /// "vegas" or "reno".
+    /// How the window responds to a loss: "vegas" or "reno".
     pub loss_response: Option<LossResponse>,
-    /// "paper" (default) or "linux".
+    /// Whether the loss response knows the lost segment's history (000 section 2.2.3:
+    /// no second cut for a segment sent before the last one, 1/2 for a segment that had
+    /// been retransmitted). Default true; false in the kernel variant.
+    pub loss_history: Option<bool>,
+    /// "paper" (default), "linux" or "kernel".
     pub variant: Option<Variant>,
     /// "exact" (default) or "nearest" (NS-2's whole packets); see [`DiffRounding`].
     pub diff_rounding: Option<DiffRounding>,
@@ -124,6 +142,10 @@ pub struct VegasConfig {
     pub fine_grained_retransmit: bool,
     pub loss_response: LossResponse,
     pub diff_rounding: DiffRounding,
+    /// See [`VegasOptions::loss_history`].
+    pub loss_history: bool,
+    /// The kernel port's window after a timeout, set when the state switches to Loss.
+    pub kernel: bool,
     /// Linux `tcp_vegas.c`'s rules for slow start and the once-per-RTT decision
     /// (cc/vegas_linux.rs) instead of the paper's.
     pub linux: bool,
@@ -140,6 +162,8 @@ impl VegasConfig {
             fine_grained_retransmit: true,
             loss_response: LossResponse::Vegas,
             diff_rounding: DiffRounding::Exact,
+            loss_history: true,
+            kernel: false,
             linux: false,
         }
     }
@@ -153,6 +177,7 @@ impl VegasConfig {
     ) -> Result<Self, ConfigError> {
         let o: VegasOptions = parse_params(spec, field)?;
         let linux = o.variant == Some(Variant::Linux);
+        let kernel = o.variant == Some(Variant::Kernel);
         let mut d = VegasConfig::paper(paper_rtt);
         if linux {
             (d.alpha, d.beta, d.gamma) = (LINUX_ALPHA, LINUX_BETA, LINUX_GAMMA);
@@ -176,18 +201,33 @@ impl VegasConfig {
                 ));
             }
         }
+        if let Some(rtt) = o
+            .rtt
+            .filter(|&r| kernel && !matches!(r, RttChoice::Last | RttChoice::Min))
+        {
+            return Err(ConfigError::new(
+                format!("{field}.rtt"),
+                format!(
+                    "{:?} is not allowed with variant = \"kernel\", whose port has only \"last\" \
+                     and \"min\"; give one of those, or use variant = \"paper\"",
+                    rtt.name()
+                ),
+            ));
+        }
         let cfg = VegasConfig {
             alpha: o.alpha.unwrap_or(d.alpha),
             beta: o.beta.unwrap_or(d.beta),
             gamma: o.gamma.unwrap_or(d.gamma),
             rtt: o.rtt.unwrap_or(if linux { RttChoice::Min } else { d.rtt }),
-            fine_grained_retransmit: o.fine_grained_retransmit.unwrap_or(!linux),
+            fine_grained_retransmit: o.fine_grained_retransmit.unwrap_or(!linux && !kernel),
             loss_response: o.loss_response.unwrap_or(if linux {
                 LossResponse::Reno
             } else {
                 LossResponse::Vegas
             }),
             diff_rounding: o.diff_rounding.unwrap_or_default(),
+            loss_history: o.loss_history.unwrap_or(!kernel),
+            kernel,
             linux,
         };
         check_range(field, "alpha", cfg.alpha, 0.0, 1e4)?;
@@ -354,12 +394,12 @@ impl<R: AvoidanceRule> VegasFamily<R> {
         self.last.map(|(_, e)| e.diff)
     }
 
-    #[cfg(test)]
+    /// For worked examples (unit tests, 000 table 1 in the report).
     pub(crate) fn rule_mut(&mut self) -> &mut R {
         &mut self.rule
     }
 
-    #[cfg(test)]
+    /// For worked examples: a BaseRTT as if measured.
     pub(crate) fn seed_base_rtt(&mut self, rtt: Time) {
         self.base.observe(rtt);
     }
@@ -486,7 +526,8 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
     /// Samples from before a loss say nothing about the window after it: start a fresh
     /// round on entering and on leaving recovery (as Linux's `tcp_vegas_state`).
     /// Linux (`tcp_vegas_state`): Vegas runs in the Open state only, with a fresh round
-    /// on entering it.
+    /// on entering it. The kernel variant sets the window after a timeout here, where its
+    /// port does (the stack has written its own just before).
     fn set_state(&mut self, st: &mut CcState, new: CaState) {
         if let Some(linux) = &mut self.linux {
             linux.set_state(st, new == CaState::Open);
@@ -495,6 +536,9 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
         let recovering = |s: CaState| matches!(s, CaState::Recovery | CaState::Loss);
         if recovering(new) || (new == CaState::Open && recovering(st.ca_state)) {
             self.restart_rounds(st);
+        }
+        if self.cfg.kernel && new == CaState::Loss {
+            st.cwnd = self.cwnd_after_timeout();
         }
     }
 
@@ -521,7 +565,8 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
             self.rule.on_loss(loss.kind, true);
             return (window / 2.0).max(2.0);
         }
-        let new_episode = self.last_decrease.is_none_or(|t| loss.sent_at > t);
+        let new_episode =
+            !self.cfg.loss_history || self.last_decrease.is_none_or(|t| loss.sent_at > t);
         self.rule.on_loss(loss.kind, new_episode);
         if !new_episode {
             // No further cut: keep the window the sender will restore after recovery.
@@ -533,7 +578,7 @@ impl<R: AvoidanceRule> CongestionControl for VegasFamily<R> {
         }
         self.last_decrease = Some(st.now);
         let factor = match self.cfg.loss_response {
-            LossResponse::Vegas if loss.already_retransmitted => 0.5,
+            LossResponse::Vegas if loss.already_retransmitted && self.cfg.loss_history => 0.5,
             LossResponse::Vegas => 0.75,
             LossResponse::Reno => 0.5,
         };
@@ -883,6 +928,61 @@ mod tests {
         st.cwnd = 3.0;
         assert_eq!(cc.ssthresh(&st, &lost), 2.0);
         assert_eq!(cc.cwnd_after_timeout(), 1.0);
+    }
+
+    fn kernel(extra: &str) -> Result<Vegas, ConfigError> {
+        let t: toml::Table =
+            toml::from_str(&format!("name = 'vegas'\nvariant = 'kernel'\n{extra}")).unwrap();
+        let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+        from_spec(&spec, "flows[0].cc")
+    }
+
+    /// The BPF port's hooks: every ssthresh call is a new episode cut to 3/4 (the hook
+    /// knows neither when the segment was sent nor whether it was retransmitted), no
+    /// fine-grained retransmission, cwnd 2 when the state switches to Loss.
+    #[test]
+    fn kernel_variant_is_the_ports_loss_response() {
+        let mut cc = kernel("").unwrap();
+        let cfg = *cc.config();
+        assert!(!cfg.fine_grained_retransmit && !cfg.loss_history && cfg.kernel);
+        assert_eq!((cfg.alpha, cfg.beta, cfg.rtt), (1.0, 3.0, RttChoice::Last));
+        let mut st = CcState::new(40.0, 20.0, 1000, 1000);
+        st.now = ms(1000);
+        assert_eq!(
+            cc.ssthresh(&st, &loss(LossKind::FastRetransmit, ms(900), false)),
+            30.0
+        );
+        // The paper variant would keep 30 (same window) and then halve (retransmitted).
+        st.cwnd = 30.0;
+        assert_eq!(
+            cc.ssthresh(&st, &loss(LossKind::FastRetransmit, ms(905), false)),
+            22.5
+        );
+        assert_eq!(
+            cc.ssthresh(&st, &loss(LossKind::FastRetransmit, ms(1000), true)),
+            22.5
+        );
+        st.cwnd = 1.0;
+        cc.set_state(&mut st, CaState::Loss);
+        assert_eq!(st.cwnd, 2.0, "the port's window after a timeout");
+        let mut paper = vegas();
+        st.cwnd = 1.0;
+        paper.set_state(&mut st, CaState::Loss);
+        assert_eq!(st.cwnd, 1.0, "the paper variant leaves it to the sender");
+        let history = kernel("loss_history = true").unwrap();
+        assert!(history.config().loss_history);
+    }
+
+    #[test]
+    fn kernel_variant_has_only_the_ports_rtt_choices() {
+        assert_eq!(kernel("rtt = 'min'").unwrap().config().rtt, RttChoice::Min);
+        let e = kernel("rtt = 'mean'").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc.rtt");
+        assert!(
+            e.message.contains("\"mean\"") && e.message.contains("\"last\""),
+            "{}",
+            e.message
+        );
     }
 
     #[test]

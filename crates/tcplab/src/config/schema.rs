@@ -197,6 +197,8 @@ fn default_access() -> LinkSpec {
     LinkSpec::new(100e6, 0.001, 1000)
 }
 
+/// One link of a custom topology. Its own keys (not those of `link`) are listed by hand in
+/// `config::keys::schema`, because `flatten` hides them from serde's field list.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CustomLink {
@@ -497,11 +499,30 @@ impl TcpOptions {
 }
 
 /// When a flow starts: a fixed time or uniformly at random in a range.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum StartSpec {
     At(Seconds),
     Uniform { uniform: [Seconds; 2] },
+}
+
+/// A table is the uniform form, anything else a time; each keeps its own error message
+/// (serde's untagged enums say only "data did not match any variant").
+impl<'de> Deserialize<'de> for StartSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Uniform {
+            uniform: [Seconds; 2],
+        }
+        match toml::Value::deserialize(d)? {
+            table @ toml::Value::Table(_) => super::tagged::variant(table)
+                .map(|u: Uniform| StartSpec::Uniform { uniform: u.uniform }),
+            time => Seconds::deserialize(time)
+                .map(StartSpec::At)
+                .map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 impl Default for StartSpec {
@@ -575,6 +596,24 @@ pub struct FlowSpec {
     /// after the off time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<[Seconds; 2]>,
+}
+
+impl FlowSpec {
+    /// The name of the `k`-th flow of entry `index`: `name` (default `flow<index>`), with
+    /// `.k` appended when the entry stands for more than one flow.
+    pub fn flow_name(&self, index: usize, k: u32) -> String {
+        let base = self.base_name(index);
+        if self.count > 1 {
+            format!("{base}.{k}")
+        } else {
+            base
+        }
+    }
+
+    /// `name`, or `flow<index>` if it is not set.
+    pub fn base_name(&self, index: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("flow{index}"))
+    }
 }
 
 /// Default datagram size of a CBR flow, bytes.
