@@ -85,6 +85,7 @@ pub fn catalog() -> Vec<ParamSet> {
         set::<CodeParams>(&["code"], ""),
         set::<VegasPlusParams>(&["vegas_plus"], ""),
         set::<VenoParams>(&["veno"], ""),
+        set::<super::bbr::BbrParams>(&["bbr"], ""),
         set::<AckLossParams>(&[], &format!("{ACK_LOSS_KEY}.")),
     ]
 }
@@ -168,10 +169,17 @@ fn vegas_defaults(c: &VegasConfig) -> toml::Table {
     );
     let response = toml::Value::try_from(c.loss_response).expect("a named value");
     t.insert("loss_response".into(), response);
-    t.insert(
-        "variant".into(),
-        if c.linux { "linux" } else { "paper" }.into(),
-    );
+    let variant = if c.kernel {
+        "kernel"
+    } else if c.linux {
+        "linux"
+    } else {
+        "paper"
+    };
+    t.insert("variant".into(), variant.into());
+    t.insert("loss_history".into(), c.loss_history.into());
+    let rounding = toml::Value::try_from(c.diff_rounding).expect("a named value");
+    t.insert("diff_rounding".into(), rounding);
     t
 }
 

@@ -62,7 +62,7 @@ pub enum LossResponse {
 }
 
 /// How Delta, the extra packets in the network (000 eq. (1)), is taken.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffRounding {
     /// 000 eq. (1) as written: a real number of packets.
@@ -95,12 +95,14 @@ pub enum Variant {
     /// Linux `tcp_vegas.c` rule by rule (cc/vegas_linux.rs): alpha 2, beta 4, gamma 1, the
     /// round's minimum RTT, no fine-grained retransmission, Reno's loss response.
     Linux,
+    /// The paper's rules as tcplab's BPF port implements them (bpf/ports.toml): no
+    /// fine-grained retransmission, no loss history, cwnd 2 at the switch to Loss.
     Kernel,
 }
 
 /// The options every member of the family accepts. Unset fields take the variant's
 /// choice, then the member's default.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VegasOptions {
     /// Lower threshold alpha, packets queued (000 eq. (2); default 1 as in 000 section 2.5,

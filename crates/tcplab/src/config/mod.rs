@@ -9,7 +9,7 @@ pub mod jitter;
 pub mod keys;
 pub mod queues;
 pub mod schema;
-mod shape;
+pub(crate) mod shape;
 pub(crate) mod tagged;
 pub mod traces;
 mod traffic;

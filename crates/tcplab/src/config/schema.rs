@@ -422,6 +422,15 @@ pub struct TcpOptions {
     /// begin (Linux quick-ack mode, `TCP_MAX_QUICKACKS`; default: ns2 0, linux 16).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quickack: Option<u32>,
+    /// Pace every flow's segments (Linux's internal pacing at `tcp_update_pacing_rate`'s
+    /// rate; default off, as Linux without the fq qdisc). An algorithm that sets its own
+    /// pacing rate (BBR) is paced whatever this says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// Segments a paced flow may send back to back (default: ns2 1, linux 2, Linux's
+    /// `tcp_min_tso_segs` burst).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_quantum: Option<u32>,
 }
 
 /// A named set of TCP defaults.
@@ -494,6 +503,8 @@ impl TcpOptions {
             max_burst: self.max_burst.or(defaults.max_burst),
             rto_estimator: self.rto_estimator.or(defaults.rto_estimator),
             quickack: self.quickack.or(defaults.quickack),
+            pacing: self.pacing.or(defaults.pacing),
+            pacing_quantum: self.pacing_quantum.or(defaults.pacing_quantum),
         }
     }
 }

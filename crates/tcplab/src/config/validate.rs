@@ -443,6 +443,15 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
             ));
         }
     }
+    if let Some(q) = t.pacing_quantum {
+        finite_in(
+            &format!("{field}.pacing_quantum"),
+            q as f64,
+            1.0,
+            64.0,
+            "must be 1 to 64 segments",
+        )?;
+    }
     if let Some(q) = t.quickack {
         finite_in(
             &format!("{field}.quickack"),

@@ -117,7 +117,8 @@ impl World {
             for k in 0..spec.count {
                 let id = flows.len() as u32;
                 let name = spec.flow_name(i, k);
-                let cc = cc::build(cc_spec, &format!("{field}.cc"))?;
+                let mut cc = cc::build(cc_spec, &format!("{field}.cc"))?;
+                cc.set_random_stream(RngStream::new(seed, &format!("cc:{name}")));
                 let recovery = spec
                     .recovery
                     .as_deref()

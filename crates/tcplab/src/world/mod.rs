@@ -57,6 +57,8 @@ pub enum Event {
     Arrive(Packet),
     /// A sender's retransmission timer event, scheduled for the given time.
     RtoTimer(FlowId, Time),
+    /// A paced sender's next slot, scheduled for the given time.
+    PaceTimer(FlowId, Time),
     /// A receiver's delayed-ACK timer event.
     DelAckTimer(FlowId, Time),
     FlowStart(FlowId),
@@ -236,6 +238,11 @@ impl World {
                 self.flows[f as usize].sender.on_timer(at, now);
                 self.flush_sender(f);
             }
+            Event::PaceTimer(f, at) => {
+                let now = self.now;
+                self.flows[f as usize].sender.on_pace_timer(at, now);
+                self.flush_sender(f);
+            }
             Event::DelAckTimer(f, at) => {
                 let now = self.now;
                 self.flows[f as usize].receiver.on_timer(at, now);
@@ -274,6 +281,9 @@ impl World {
         let flow = &mut self.flows[f as usize];
         if let Some(at) = flow.sender.take_timer_request() {
             self.sched.schedule_timer(at, Event::RtoTimer(f, at));
+        }
+        if let Some(at) = flow.sender.take_pace_request() {
+            self.sched.schedule_timer(at, Event::PaceTimer(f, at));
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
         for p in out.drain(..) {
@@ -566,7 +576,7 @@ impl World {
             s.in_flight.push(st.in_flight);
             s.bytes_delivered.push(flow.receiver.stats.bytes_delivered);
             self.cc_vars.clear();
-            flow.sender.cc().variables(&mut self.cc_vars);
+            flow.sender.variables(&mut self.cc_vars);
             for &(name, value) in &self.cc_vars {
                 let c = &mut self.series.rows.cc_series;
                 c.time.push(t);
