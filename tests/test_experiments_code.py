@@ -116,3 +116,46 @@ def test_two_code_flows_and_the_ratio_table_needs_reno(tmp_path):
     (planned,) = [p for p in plan(resolve(["code/fig16"]), quick=True) if p.experiment.name == "code/fig16"]
     with pytest.raises(ValueError, match="reno"):
         pair_table([({"variant": "code", "x": 1}, store.load(planned.key))], ["x"])
+
+
+def test_homogeneous_unfairness_note_reads_the_run_it_explains():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from tcplab.experiments.code_tcp import homogeneous_unfairness_note
+
+    cc_vars = pd.DataFrame(
+        {
+            "flow": [0, 1, 0, 1, 0, 1],
+            "name": ["diff"] * 6,
+            "time": [10.0, 10.0, 60.0, 60.0, 70.0, 70.0],
+            "value": [9.0, 9.0, 1.0, 3.0, 1.0, 3.0],  # before 50 s does not count
+        }
+    )
+    res = SimpleNamespace(cc_vars=cc_vars, losses=pd.DataFrame({"time": [2.15, 2.24]}))
+    note = homogeneous_unfairness_note({"variant": "newvegas", "bandwidth_mbps": 15}, res, 0.9)
+    assert "NewVegas at 15 Mb/s" in note and "Jain 0.900" in note
+    assert "2 loss responses came between 2.15 and 2.24 s" in note
+    assert "1.00 to 3.00 packets, Jain's index of those 0.800" in note  # 4^2 / (2 * (1 + 9))
+
+
+def test_loss_responses_count_each_kind_from_50_s_on():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from tcplab.experiments.code_tcp import loss_responses, newvegas_ahead_note
+
+    def run(bw, reno_times, nv_times):
+        flows = pd.DataFrame({"id": [0, 1], "cc": ["reno", "newvegas"]})
+        times = [*reno_times, *nv_times]
+        flow = [0] * len(reno_times) + [1] * len(nv_times)
+        res = SimpleNamespace(flows=flows, losses=pd.DataFrame({"time": times, "flow": flow}))
+        return {"bandwidth_mbps": bw, "variant": "newvegas"}, res
+
+    t = loss_responses([run(50, [10, 60, 70, 80], [60]), run(50, [55, 56], [])], "bandwidth_mbps")
+    row = t.iloc[0]
+    assert (row["reno"], row["delay-based"]) == (2.5, 0.5), "the loss at 10 s is before 50 s"
+    note = newvegas_ahead_note(t, [50])
+    assert "(50 Mb/s)" in note and "0.5 losses per run from 50 s on to Reno's 2.5" in note

@@ -193,15 +193,17 @@ impl VegasConfig {
                     ),
                 ));
             }
-            if o.diff_rounding == Some(DiffRounding::Nearest) {
-                return Err(ConfigError::new(
-                    format!("{field}.diff_rounding"),
-                    "\"nearest\" is not allowed with variant = \"linux\", whose Diff is already \
-                     a whole number (truncated, as tcp_vegas.c computes it); omit diff_rounding, \
-                     or use variant = \"paper\""
-                        .to_string(),
-                ));
-            }
+        }
+        if o.diff_rounding == Some(DiffRounding::Nearest) && (linux || kernel) {
+            return Err(ConfigError::new(
+                format!("{field}.diff_rounding"),
+                format!(
+                    "\"nearest\" is not allowed with variant = \"{}\", which computes Diff as its \
+                     own code does (tcp_vegas.c truncates; the BPF port keeps fixed point); omit \
+                     diff_rounding, or use variant = \"paper\"",
+                    if linux { "linux" } else { "kernel" }
+                ),
+            ));
         }
         if let Some(rtt) = o
             .rtt
@@ -723,6 +725,9 @@ mod tests {
         assert_eq!(cfg.diff_rounding, DiffRounding::Nearest);
         let e = linux_err("diff_rounding = 'nearest'");
         assert_eq!(e.field, "flows[0].cc.diff_rounding");
+        let e = kernel("diff_rounding = 'nearest'").err().unwrap();
+        assert_eq!(e.field, "flows[0].cc.diff_rounding");
+        assert!(e.message.contains("\"kernel\""), "{}", e.message);
     }
 
     fn linux_err(extra: &str) -> ConfigError {
