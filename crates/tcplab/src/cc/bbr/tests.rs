@@ -10,6 +10,16 @@ fn ms(v: u64) -> Time {
 
 const MSS: u32 = 1000;
 
+/// A loss of segment 0 of the given kind.
+fn loss(kind: crate::cc::LossKind) -> LossInfo {
+    LossInfo {
+        kind,
+        seq: 0,
+        already_retransmitted: false,
+        sent_at: Time::ZERO,
+    }
+}
+
 struct Trace {
     bbr: Bbr,
     st: CcState,
@@ -285,12 +295,7 @@ fn recovery_conserves_packets_then_restores() {
     let mut t = Trace::settled();
     let before = t.st.cwnd;
     t.st.ca_state = CaState::Recovery;
-    let info = LossInfo {
-        kind: crate::cc::LossKind::FastRetransmit,
-        seq: 0,
-        already_retransmitted: false,
-        sent_at: Time::ZERO,
-    };
+    let info = loss(crate::cc::LossKind::FastRetransmit);
     assert_eq!(t.bbr.ssthresh(&t.st, &info), t.st.ssthresh);
     assert_eq!(t.bbr.prior_cwnd, before);
     // First ACK of recovery: 2 delivered, 1 lost, 60 in flight: cwnd 62.
@@ -317,13 +322,7 @@ fn recovery_conserves_packets_then_restores() {
 fn a_timeout_ends_the_round_and_cwnd_is_restored_after() {
     let mut t = Trace::settled();
     let before = t.st.cwnd;
-    let info = LossInfo {
-        kind: crate::cc::LossKind::Timeout,
-        seq: 0,
-        already_retransmitted: false,
-        sent_at: Time::ZERO,
-    };
-    t.bbr.ssthresh(&t.st, &info);
+    t.bbr.ssthresh(&t.st, &loss(crate::cc::LossKind::Timeout));
     t.bbr.set_state(&mut t.st, CaState::Loss);
     t.st.ca_state = CaState::Loss;
     t.st.cwnd = 1.0;
