@@ -30,7 +30,6 @@ const ALGORITHMS: &[&str] = &[
     "veno",
     "highspeed",
     "code",
-    "bbr",
 ];
 
 prop_compose! {

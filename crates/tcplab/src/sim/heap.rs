@@ -100,7 +100,7 @@ impl KeyHeap {
     }
 
     /// Replaces the smallest key by `key` (one sift instead of a removal and a push).
-    #[inline]
+    #[inline(always)]
     pub fn replace_top(&mut self, key: Key) {
         if self.len > ARITY + 1 {
             return self.sift_down(key);

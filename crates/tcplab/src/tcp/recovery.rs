@@ -272,8 +272,16 @@ impl TcpSender {
     /// The congestion state machine (Linux `tcp_fastretrans_alert`): the end of an episode
     /// (with undo if it proved spurious), D-SACK undo, and entering recovery.
     fn congestion_state(&mut self, now: Time, _ack: u32, advanced: bool, _newly_lost: u32) {
+        // Without SACK the episode holds until something above `high_seq` is acknowledged
+        // (Linux `tcp_try_undo_recovery`; RFC 6582 section 4): duplicates that resent data
+        // the receiver already holds provoke must not start a fast retransmit.
+        let ended = if self.cfg.sack {
+            self.snd_una >= self.high_seq
+        } else {
+            self.snd_una > self.high_seq
+        };
         match self.st.ca_state {
-            CaState::Recovery | CaState::Loss if self.snd_una >= self.high_seq && advanced => {
+            CaState::Recovery | CaState::Loss if ended && advanced => {
                 let was = self.st.ca_state;
                 if !self.try_undo(now) {
                     if was == CaState::Recovery {
@@ -760,9 +768,9 @@ mod tests {
         }
     }
 
-    /// Without SACK the ACK that reaches `high_seq` ends recovery: the oldest segment
-    /// outstanding then is new data in flight, not a hole (Linux checks the exit before
-    /// `tcp_newreno_mark_lost`), so no second recovery starts.
+    /// Without SACK the ACK that reaches `high_seq` is not a partial ACK: the oldest
+    /// segment outstanding then is new data in flight, not a hole, so nothing is marked
+    /// lost and no second recovery starts; recovery ends with an ACK above `high_seq`.
     #[test]
     fn without_sack_the_ack_ending_recovery_marks_nothing_lost() {
         let cfg = TcpConfig::from_options(&TcpOptions {
@@ -783,9 +791,46 @@ mod tests {
         assert!(s.snd_max > high_seq, "new data sent in recovery");
         // The retransmission fills the hole: the ACK reaches high_seq exactly.
         s.on_ack(ms(200), &ack(high_seq, ms(103)), None);
-        assert_eq!(s.st.ca_state, CaState::Open);
-        assert_eq!(s.stats.fast_retransmits, 1, "no spurious second recovery");
         assert_eq!(s.sb.lost, 0);
+        assert_eq!(s.stats.fast_retransmits, 1, "no spurious second recovery");
+        s.on_ack(ms(201), &ack(high_seq + 1, ms(103)), None);
+        assert_eq!(s.st.ca_state, CaState::Open);
+        assert_eq!(s.stats.fast_retransmits, 1);
+    }
+
+    /// Without SACK, after a timeout, the ACK that reaches `high_seq` does not end the
+    /// episode (Linux holds it until something above is acknowledged): the duplicates that
+    /// resent segments provoke start no fast retransmit of data still in flight.
+    #[test]
+    fn without_sack_duplicates_after_a_timeout_start_no_fast_retransmit() {
+        let cfg = TcpConfig::from_options(&TcpOptions {
+            stack: Some(Stack::Linux),
+            sack: Some(false),
+            ..TcpOptions::default()
+        });
+        let mut s = TcpSender::new(
+            0,
+            0,
+            1,
+            &cfg,
+            Box::new(Reno::new(Recovery::Prr)),
+            Recovery::Prr,
+            None,
+        );
+        s.start(Time::ZERO);
+        let rto = s.take_timer_request().expect("RTO armed");
+        s.on_timer(rto, rto);
+        assert_eq!((s.st.ca_state, s.high_seq), (CaState::Loss, 10));
+        // Only segment 0 was missing: its retransmission brings the ACK to high_seq.
+        s.on_ack(rto + ms(100), &ack(10, rto), None);
+        assert_eq!(s.st.ca_state, CaState::Loss, "held at high_seq");
+        assert!(s.snd_max > 10, "new data goes out");
+        for t in [101, 102, 103] {
+            s.on_ack(rto + ms(t), &ack(10, rto), None);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0);
+        s.on_ack(rto + ms(150), &ack(11, rto), None);
+        assert_eq!(s.st.ca_state, CaState::Open);
     }
 
     /// Linux `tcp_enter_loss`: a timeout marks what is outstanding lost and resends it in

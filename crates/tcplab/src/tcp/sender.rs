@@ -306,10 +306,9 @@ impl TcpSender {
         self.st.in_flight = self.flight();
         self.st.srtt = self.rto.srtt();
         self.st.rto = self.rto.rto();
-        if let Some(p) = &self.pacer {
-            self.st.pacing_next = p.next_send();
-        }
         if let Some(r) = &self.rate {
+            // (A flow that estimates rates paces too.)
+            self.st.pacing_next = self.pacer.as_ref().map_or(Time::ZERO, Pacer::next_send);
             self.st.delivered = r.delivered;
             self.st.delivered_time = r.delivered_time;
             self.st.lost = r.lost;
@@ -396,6 +395,7 @@ impl TcpSender {
     }
 
     /// Sends new (or, after go-back-N, previously sent) segments while the window allows.
+    #[inline(always)]
     fn try_send(&mut self, now: Time) {
         // `as u32` rounds toward zero (negatives and NaN to 0): the floor here, without
         // the library call `f64::floor` is on targets without SSE4.1.
@@ -417,20 +417,26 @@ impl TcpSender {
 
     /// Whether pacing holds the next segment back at `now`; if so, asks for a wake-up at
     /// its slot. Asked last, when the window would let the segment go.
+    #[inline]
     pub(super) fn pacing_holds(&mut self, now: Time) -> bool {
-        let Some(p) = &mut self.pacer else {
-            return false;
-        };
-        if p.may_send(now) {
-            return false;
+        match &self.pacer {
+            Some(p) if !p.may_send(now) => self.hold_for_pacing(),
+            _ => false,
         }
-        if let Some(at) = p.request_wakeup() {
+    }
+
+    /// Pacing holds the next segment back: a wake-up at its slot. (Kept out of line: the
+    /// send loops of flows that do not pace stay as small as they were.)
+    #[inline(never)]
+    fn hold_for_pacing(&mut self) -> bool {
+        if let Some(at) = self.pacer.as_mut().and_then(Pacer::request_wakeup) {
             self.pace_request = Some(at);
         }
         true
     }
 
     /// Handles the pacing event scheduled for `at`: sends what the window allows.
+    #[inline(never)]
     pub fn on_pace_timer(&mut self, at: Time, now: Time) {
         self.event_sends = 0;
         if self.pacer.as_mut().is_some_and(|p| p.on_wakeup(at)) {
@@ -441,6 +447,7 @@ impl TcpSender {
     /// The application has nothing more to send: if the window is open and every lost
     /// segment was resent, the coming rate samples are application-limited (draft-cheng
     /// section 3.4; Linux `tcp_rate_check_app_limited`).
+    #[inline(never)]
     pub(super) fn check_app_limited(&mut self) {
         let in_flight = self.flight();
         let window_open = (in_flight as f64) < self.st.cwnd && self.sb.lost <= self.sb.retrans;
@@ -468,7 +475,21 @@ impl TcpSender {
     /// ACK is older than `snd_una` (`current` false), whose sample is dropped as Linux
     /// does. Returns whether the algorithm set the window, which the caller's own rules
     /// then leave alone.
+    #[inline]
     pub(super) fn control_rate(
+        &mut self,
+        now: Time,
+        rtt: Option<Time>,
+        prior_in_flight: u32,
+        current: bool,
+    ) -> bool {
+        self.rate.is_some() && self.sample_rate(now, rtt, prior_in_flight, current)
+    }
+
+    /// [`control_rate`](Self::control_rate) for a flow that estimates rates (out of line,
+    /// as [`hold_for_pacing`](Self::hold_for_pacing)).
+    #[inline(never)]
+    fn sample_rate(
         &mut self,
         now: Time,
         rtt: Option<Time>,
@@ -492,10 +513,16 @@ impl TcpSender {
 
     /// Linux `tcp_update_pacing_rate`, after the window rules of an algorithm that does not
     /// set the pacing rate itself.
+    #[inline]
     pub(super) fn update_default_pacing(&mut self) {
         if self.pacer.is_some() && !self.rate_driven {
-            self.st.pacing_rate = pacing::default_rate(&self.st, self.sb.len());
+            self.set_default_pacing_rate();
         }
+    }
+
+    #[inline(never)]
+    fn set_default_pacing_rate(&mut self) {
+        self.st.pacing_rate = pacing::default_rate(&self.st, self.sb.len());
     }
 
     /// Segments in flight: the scoreboard's pipe (RFC 6675, Linux `tcp_packets_in_flight`),
@@ -570,7 +597,11 @@ impl TcpSender {
         if self.uses_scoreboard() {
             self.on_ack_scoreboard(now, pkt, options);
         } else {
-            let prior_in_flight = self.flight();
+            let prior_in_flight = if self.rate.is_some() {
+                self.flight()
+            } else {
+                0
+            };
             let mut rtt = None;
             if ack > self.snd_una {
                 rtt = self.on_new_ack(now, ack);
