@@ -132,3 +132,75 @@ def test_report_marks_only_quick_runs(tmp_path):
         text = (write_report([o], tmp_path / str(quick), quick, "").parent / "report.md").read_text()
         assert ("(quick run)" in text) == quick
         assert ("t (quick run):" if quick else "t:") in text, "a claim's mark leaked into a caption"
+
+
+def test_reading_ablations_edit_only_their_algorithm_into_valid_scenarios():
+    from tcplab.experiments import hasegawa, wlan
+    from tcplab.experiments.ablation import vegas_ns2_module_ablation, vegasplus_window_ablation
+    from tcplab.scenario import Scenario
+
+    doc = Scenario(wlan.wlan_scenario(2, 0, wlan.cc_spec("vegas"), 1.0).doc).doc
+    vegas_ns2_module_ablation().edit(doc)
+    assert {f["cc"]["variant"] for f in doc["flows"]} == {"paper"}
+    assert doc["flows"][0]["cc"]["rtt"] == "mean" and doc["flows"][0]["cc"]["alpha"] == 2
+    Scenario(doc).validate()
+    plus = {**hasegawa.VEGAS_PLUS_8.vegas_cc}
+    doc = Scenario(
+        hasegawa.hasegawa_scenario(1, 1, 50, vegas_cc=plus, duration=1.0, measure=(0.0, 1.0)).doc
+    ).doc
+    vegasplus_window_ablation().edit(doc)
+    assert [f["cc"] if f["cc"] == "reno" else f["cc"]["count_window"] for f in doc["flows"]] == [
+        "reno",
+        "unchanged",
+    ]
+    Scenario(doc).validate()
+
+
+def test_quick_ablation_counts_only_where_the_quick_defaults_fail_too():
+    ab = Ablation("q", "threshold-rule", "x", lambda d: None, quick=True)
+    base = _outcome(Claim("every point", False), Claim("other", False))
+    under = _outcome(Claim("every point", True), Claim("other", True))
+    control = _outcome(Claim("every point", True), Claim("other", False))
+    explain(base, [(ab, 2, under)], control)
+    assert [c.verdict for c in base.claims] == ["unexplained", "explained"]
+    assert "not comparable" in base.claims[0].tried[0]
+    (record,) = base.ablations
+    assert record.flipped == ["other"] and record.unchanged == ["every point"]
+
+
+def test_quick_controls_are_planned_for_quick_ablations_only():
+    from tcplab.experiments import lookup, resolve
+    from tcplab.experiments.ablation import QUICK_CONTROL, QuickControl, ablated
+
+    fig9, fig17 = resolve(["code/fig9", "code/fig17-18"])
+    controls = [v for v in ablated([fig9, fig17]) if isinstance(v, QuickControl)]
+    assert [c.base for c in controls] == [fig9], "fig17-18's ablations run at full size"
+    control = lookup(f"code/fig9@{QUICK_CONTROL}")
+    assert isinstance(control, QuickControl)
+    assert [r.scenario.doc for r in control.runs(False)] == [r.scenario.doc for r in fig9.runs(True)]
+
+
+def test_code_rtt_ablation_sets_the_target_packet_rtt_on_code_only():
+    from tcplab.experiments.ablation import code_rtt_ablation
+
+    ab = code_rtt_ablation()
+    doc = {"flows": [{"cc": "code"}, {"cc": "reno"}, {"cc": "newvegas"}]}
+    ab.edit(doc)
+    assert doc["flows"] == [{"cc": {"name": "code", "rtt": "last"}}, {"cc": "reno"}, {"cc": "newvegas"}]
+    assert ab.addresses("CODE and Reno get close throughputs") and not ab.addresses("Vegas-A only")
+    assert cause(ab.cause).title
+
+
+def test_ns2_diff_ablation_rounds_the_vegas_family_or_one_member():
+    from tcplab.experiments.ablation import ns2_diff_ablation
+
+    doc = {"flows": [{"cc": "vegas_a"}, {"cc": "reno"}, {"cc": {"name": "code", "rtt": "min"}}]}
+    ns2_diff_ablation().edit(doc)
+    assert doc["flows"][0]["cc"] == {"name": "vegas_a", "diff_rounding": "nearest"}
+    assert doc["flows"][1]["cc"] == "reno"
+    assert doc["flows"][2]["cc"] == {"name": "code", "rtt": "min", "diff_rounding": "nearest"}
+    one = ns2_diff_ablation(cc="vegas_a", claims=("Vegas-A",))
+    doc = {"flows": [{"cc": "vegas_a"}, {"cc": "code"}]}
+    one.edit(doc)
+    assert doc["flows"][1]["cc"] == "code" and one.key != ns2_diff_ablation().key
+    assert one.addresses("Vegas-A stays below") and not one.addresses("CODE and Reno")

@@ -4,11 +4,13 @@ code 2 on the command line), never a traceback, a panic, a hang or a silent misr
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from tcplab.cli import app
@@ -152,7 +154,7 @@ def test_output_destinations_are_checked_before_any_work(tmp_path):
     cases = [
         (["--report", str(a_file)], f"--report {a_file}: is a file"),
         (["--report", "/sys/tcplab-report"], "--report /sys/tcplab-report: cannot write there"),
-        (["--report", "/sys"], "--report /sys: cannot write there"),
+        (["--report", "/sys"], "--report /sys holds files this would replace"),
         (["--store", str(a_file)], f"--store {a_file}: is a file"),
         (["--store", str(a_file / "x")], f"{a_file} is a file, not a directory"),
     ]
@@ -291,3 +293,156 @@ def test_megabytes_per_second_are_not_megabits():
             assert f'did you mean "{meant}"?' in e.message, e.message
         else:
             raise AssertionError(f"{rate} accepted")
+
+
+# -- what would be silently dropped or merged is refused or undefined -------------------
+
+
+CUSTOM = """
+[simulation]
+duration = 1
+
+[topology]
+kind = "custom"
+nodes = ["a", "b"]
+links = [
+  { between = ["a", "b"], rate = "10Mbps", delay = "5ms" },
+  { between = ["b", "a"], rate = "1Mbps", delay = "50ms" },
+]
+
+[[flows]]
+src = "a"
+dst = "b"
+cc = "reno"
+"""
+
+
+def test_two_links_between_the_same_nodes_are_refused(tmp_path):
+    f = tmp_path / "twice.toml"
+    f.write_text(CUSTOM)
+    r = cli("validate", str(f))
+    assert r.exit_code == 2
+    assert "topology.links[1].between" in r.output and "already joined by topology.links[0]" in r.output
+
+
+def test_two_flows_of_one_name_are_refused(tmp_path):
+    f = tmp_path / "names.toml"
+    flow = '\n[[flows]]\nsrc = "s0"\ndst = "d0"\ncc = "reno"\nname = "bulk"\n'
+    f.write_text(SMALL.replace('cc = "reno"', 'cc = "reno"\nname = "bulk"') + flow)
+    r = cli("validate", str(f))
+    assert r.exit_code == 2
+    assert "flows[1].name" in r.output and '"bulk" is also the name of a flow of flows[0]' in r.output
+
+
+def test_jain_index_is_undefined_without_shares():
+    import math
+
+    import pandas as pd
+
+    import tcplab
+    from tcplab.analysis import jain_per_run
+
+    assert math.isnan(tcplab.jain_index([]))
+    assert math.isnan(tcplab.jain_index([0, 0, 0]))
+    assert tcplab.jain_index([1, 1]) == 1.0
+    flows = pd.DataFrame({"run": [0, 0, 1, 1], "goodput_bps": [0.0, 0.0, 3.0, 1.0]})
+    jain = jain_per_run(flows)
+    assert math.isnan(jain.loc[0]) and jain.loc[1] == 0.8
+    assert jain.mean() == 0.8 and not (jain >= 0.95).any()  # undefined never counts as fair
+
+
+def test_a_run_without_goodput_prints_an_undefined_jain_index(tmp_path):
+    f = tmp_path / "late.toml"
+    f.write_text(SMALL.replace('cc = "reno"', 'cc = "reno"\nstart = 0.99'))
+    r = cli("run", str(f))
+    assert r.exit_code == 0, r.output
+    assert "Jain index undefined (no goodput)" in " ".join(r.output.split())
+
+
+# -- the corpus: tests/hostile/ -------------------------------------------------------------
+
+HOSTILE = Path(__file__).parent / "hostile"
+CORPUS_TIMEOUT = 60  # a hang anywhere in the corpus fails within this bound
+PEAK_MB = 1024
+
+
+def _api_case_names() -> list[str]:
+    from hostile.api_cases import CASES
+
+    return [c[0] for c in CASES]
+
+
+FILE_CASES = sorted(p.name for p in (HOSTILE / "files").glob("*.toml"))
+API_CASES = _api_case_names()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> dict[str, list[dict]]:
+    """Runs tests/hostile/run_corpus.py once, in its own process; its records by case."""
+    scratch = tmp_path_factory.mktemp("hostile")
+    out = scratch / "outcomes.jsonl"
+    work = scratch / "work"
+    work.mkdir()
+    try:
+        r = subprocess.run(
+            [sys.executable, str(HOSTILE / "run_corpus.py"), str(out), str(work)],
+            capture_output=True,
+            text=True,
+            timeout=CORPUS_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        last = out.read_text().splitlines()[-1:] if out.exists() else []
+        pytest.fail(f"the corpus did not finish in {CORPUS_TIMEOUT} s; last outcome: {last}")
+    assert r.returncode == 0, r.stderr[-3000:]
+    records: dict[str, list[dict]] = {}
+    for line in out.read_text().splitlines():
+        rec = json.loads(line)
+        records.setdefault(rec["case"], []).append(rec)
+    return records
+
+
+def test_the_corpus_has_at_least_150_inputs():
+    assert len(FILE_CASES) + len(API_CASES) >= 150
+    assert len(set(API_CASES)) == len(API_CASES)
+
+
+def _refused_naming_the_field(rec: dict) -> None:
+    field, says = rec["expect"]
+    assert rec["kind"] in ("ScenarioError", "OutputError"), rec["message"]
+    assert rec["field"] == field, f"field {rec['field']!r}, expected {field!r}: {rec['message']}"
+    assert says in rec["message"], rec["message"]
+
+
+@pytest.mark.parametrize("name", FILE_CASES)
+def test_hostile_file(corpus, name):
+    """Through the API the file raises ScenarioError naming the field; `tcplab validate`
+    and `tcplab run` exit with 2 and say the same, with no traceback."""
+    by_kind = {r.get("kind"): r for r in corpus[name]}
+    api = next(r for r in corpus[name] if "expect" in r)
+    _refused_naming_the_field(api)
+    for command in ("validate", "run"):
+        rec = by_kind[command]
+        assert rec["exit"] == 2, f"{command}: exit {rec['exit']}\n{rec['output']}"
+        assert rec["output"].startswith("error: "), rec["output"]
+        assert api["field"] in rec["output"] and "Traceback" not in rec["output"]
+
+
+@pytest.mark.parametrize("name", API_CASES)
+def test_hostile_api_call(corpus, name):
+    (rec,) = corpus[name]
+    _refused_naming_the_field(rec)
+
+
+def test_the_real_command_exits_2_without_a_traceback(corpus):
+    children = [r for recs in corpus.values() for r in recs if r.get("kind") == "child"]
+    assert len(children) >= 4
+    for rec in children:
+        assert not rec["timed_out"], rec["case"]
+        assert rec["exit"] == 2, f"{rec['case']}: exit {rec['exit']}\n{rec['stderr']}"
+        assert rec["says"] in rec["stderr"] and "Traceback" not in rec["stderr"], rec["stderr"]
+        assert rec["peak_mb"] < PEAK_MB, f"{rec['case']}: {rec['peak_mb']:.0f} MB"
+
+
+def test_the_corpus_stays_under_1_gb(corpus):
+    (rec,) = corpus["corpus-process"]
+    assert rec["peak_mb"] < PEAK_MB

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
+import math
+import multiprocessing
 import os
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, NoReturn
 
 import typer
 from rich.table import Table
@@ -25,6 +28,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # docstrings' paragraphs are reflowed to the terminal's width
     cls=Commands,
 )
 
@@ -58,16 +62,18 @@ def run_cmd(
     ] = None,
     out: Annotated[Path | None, typer.Option(help="Directory for Parquet tables.")] = None,
 ) -> None:
-    """Run one scenario, print a per-flow table and optionally write Parquet tables (the
-    time series are written while the run goes on, so long runs do not hold them in memory)."""
+    """Run one scenario, print a per-flow table and optionally write Parquet tables.
+
+    With --out the time series are written while the run goes on, so long runs do not hold
+    them in memory."""
     if out is not None:
         writable_dir(out, "--out")
     try:
         scenario = as_scenario(file)
         with status(f"simulating {file} ...", spinner="dots"):
             t0 = time.perf_counter()
-            if out is None:
-                res = run(scenario, seed=seed)
+            if out is None:  # the table needs no series: memory stays flat however long the run
+                res = run(scenario, seed=seed, keep_series=False)
             else:
                 with SeriesFiles(out, parquet=True) as series:
                     res = run(scenario, seed=seed, out_dir=out, series_sink=series)
@@ -82,9 +88,11 @@ def run_cmd(
         written = [*series.paths.values(), *res.to_parquet(out, exclude=series.paths)]
         scenario.save(out / "scenario.toml")
     m = res.meta
+    jain = res.jain_index()
     title = (
         f"{file.name}: {m['duration']:g} s simulated in {wall:.2f} s wall, seed {m['seed']}, "
-        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index {res.jain_index():.3f}"
+        f"goodput over [{m['measure'][0]:g}, {m['measure'][1]:g}] s, Jain index "
+        + ("undefined (no goodput)" if math.isnan(jain) else f"{jain:.3f}")
     )
     console.print(run_view(res.flows, res.udp_flows, title, out))
     if out is not None:
@@ -105,12 +113,29 @@ def validate(file: Annotated[Path, typer.Argument(help="Scenario TOML file.")]) 
 
 
 @app.command()
-def algorithms() -> None:
-    """List the congestion-control algorithms."""
-    from . import algorithms as names
+def algorithms(
+    names: Annotated[list[str] | None, typer.Argument(help="Only these algorithms (with --params).")] = None,
+    params: Annotated[
+        bool, typer.Option("--params", help="Each algorithm's parameters: key, default and meaning.")
+    ] = False,
+) -> None:
+    """List the congestion-control algorithms, or with --params their parameters.
 
-    for n in names():
-        console.print(n)
+    Parameters are set in a scenario as `cc = { name = "vegas", alpha = 2 }`; the same
+    tables are in docs/scenario.md."""
+    from . import algorithms as known
+    from .cc_params import parameter_sets
+    from .names import unknown_name
+    from .views import params_view
+
+    for n in names or []:
+        if n not in known():
+            fail(unknown_name("algorithm", n, known(), ", ".join(known())))
+    if not params:
+        for n in names or known():
+            console.print(n)
+        return
+    console.print(params_view(parameter_sets(names)))
 
 
 def _store(path: Path | None):
@@ -158,8 +183,10 @@ def _experiment_filter(name: str, stored: list[str]):
 
 @app.command()
 def experiments() -> None:
-    """List every experiment of the five papers with its status on this build; papers are
-    shown by number (000-004, as in the documentation) and short name (as on this command line)."""
+    """List every experiment of the five papers with its status on this build.
+
+    Papers are shown by number (000-004, as in the documentation) and short name (as on this
+    command line); docs/papers.md maps one to the other."""
     from . import capabilities
     from .experiments import PAPERS, all_experiments
     from .papers import label
@@ -204,12 +231,16 @@ def reproduce(
     from .executors import make_executor
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .store import DEFAULT_ROOT
     from .sweep import analyze, execute_plan, plan
 
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
+    try:
+        check_report_dir(report)  # (it will be replaced whole)
+    except OutputError as e:
+        fail(f"--report {e}")
     try:
         chosen = resolve(names)
         ex = make_executor(executor, jobs, address)
@@ -296,7 +327,7 @@ def report_cmd(
     from . import capabilities
     from .experiments import resolve
     from .experiments.base import Outcome
-    from .report import write_report
+    from .report import check_report_dir, write_report
     from .sweep import analyze, plan
 
     try:
@@ -305,10 +336,12 @@ def report_cmd(
         fail(str(e.args[0]))
     if jobs is not None and jobs < 1:
         fail(f"--jobs {jobs} is not allowed; give at least 1")
-    writable_dir(out, "--out", create=False)
+    try:
+        check_report_dir(out)
+    except OutputError as e:
+        fail(f"--out {e}")
+    rs = _existing_store(store, need_runs=True)  # before --out is created: nothing to report
     caps = capabilities()
-    rs = _existing_store(store, need_runs=True)
-    writable_dir(out, "--out")
     outcomes: dict[str, Outcome] = {}
     ready, ready_planned = [], []
     for e in chosen:
@@ -389,8 +422,30 @@ def main() -> None:
     try:
         app()
     except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
+        exit_interrupted()
+    except SystemExit as e:  # typer turns Ctrl-C in a command into an exit
+        if _interrupted(e):
+            exit_interrupted()
+        raise
+
+
+def _interrupted(e: BaseException | None) -> bool:
+    while e is not None and not isinstance(e, KeyboardInterrupt):
+        e = e.__cause__ or e.__context__
+    return e is not None
+
+
+def exit_interrupted() -> NoReturn:
+    """Ctrl-C: a short message and exit code 130 at once. Exit handlers run (they stop a
+    Ray instance), but not the interpreter's teardown of pandas and Arrow, which takes most
+    of a second; stored runs were each written atomically and stay."""
+    err_console.print("interrupted")
+    for child in multiprocessing.active_children():  # (exit handlers would wait for them)
+        child.terminate()
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(130)
 
 
 if __name__ == "__main__":

@@ -29,8 +29,17 @@ def line(*parts: str | Text) -> Text:
     return Text.assemble(*parts)
 
 
+# An error quoting a huge value (a 1 MB name) is cut to its start and end.
+ERROR_CHARS = 2000
+
+
 def error(message: str) -> None:
     """``error: <message>`` on stderr."""
+    if len(message) > ERROR_CHARS:
+        left_out = len(message) - ERROR_CHARS
+        message = (
+            f"{message[: ERROR_CHARS // 2]} [... {left_out} characters ...] {message[-ERROR_CHARS // 2 :]}"
+        )
     err_console.print(line(styled("error:", "bold red"), " ", message))
 
 

@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
 from itertools import chain, islice
@@ -60,7 +60,9 @@ class Executor(Protocol):
     #: Whether workers write to the file system of the process that owns the store.
     local_files: bool
 
-    def map(self, tasks: Iterable[Task]) -> Iterator[tuple[str, EncodedRun]]: ...
+    def map(self, tasks: Iterable[Task]) -> Generator[tuple[str, EncodedRun], None, None]:
+        """Results as runs finish; closing the generator stops the runs still going."""
+        ...
 
 
 class SerialExecutor:

@@ -12,6 +12,7 @@ import pandas as pd
 from .experiments.base import VERDICTS, Claim, Outcome
 from .experiments.causes import CAUSES
 from .papers import heading
+from .publish import check_replaceable, replaced_dir
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;
@@ -37,11 +38,16 @@ def _fmt(v) -> str:
 
 
 def md_table(df: pd.DataFrame) -> str:
-    cols = [str(c) for c in df.columns]
+    cols = [_md_cell(str(c)) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for _, row in df.iterrows():
-        lines.append("| " + " | ".join(_fmt(v) for v in row.to_numpy()) + " |")
+        lines.append("| " + " | ".join(_md_cell(_fmt(v)) for v in row.to_numpy()) + " |")
     return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    """A cell's text with its pipes escaped (option lists such as "a" | "b" would split it)."""
+    return text.replace("|", "\\|")
 
 
 def html_table(df: pd.DataFrame) -> str:
@@ -119,9 +125,26 @@ def _claim_line(c: Claim) -> str:
     return " — ".join(parts)
 
 
+#: What a report directory holds (it is replaced as a whole: publish.py).
+REPORT_ENTRIES = ("index.html", "report.md", "figures")
+
+
+def check_report_dir(out_dir: str | Path) -> None:
+    """Raises OutputError if ``out_dir`` cannot take a report (before the work, not after)."""
+    check_replaceable(out_dir, frozenset(REPORT_ENTRIES))
+
+
 def write_report(
     outcomes: list[Outcome], out_dir: str | Path, quick: bool, timing: str | None = None
 ) -> Path:
+    """Writes the report into ``out_dir``, which it replaces once complete (two writers never
+    leave a mix: publish.py); returns the HTML path."""
+    with replaced_dir(out_dir, REPORT_ENTRIES) as staging:
+        _write_report_files(outcomes, staging, quick, timing)
+    return Path(out_dir) / "index.html"
+
+
+def _write_report_files(outcomes: list[Outcome], out_dir: Path, quick: bool, timing: str | None) -> Path:
     """Writes index.html, report.md and figures/; returns the HTML path. ``timing`` is a sentence
     on how long the reproduction took, printed under the title."""
     out = Path(out_dir)

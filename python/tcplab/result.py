@@ -77,9 +77,11 @@ class Result:
 
 
 def jain_index(x: Any) -> float:
-    """Jain, Chiu and Hawe (1984): 1 for equal shares, 1/n when one takes all."""
+    """Jain, Chiu and Hawe (1984): 1 for equal shares, 1/n when one takes all. NaN when
+    it is undefined (no flows, or none got anything), so "nobody was served" never reads
+    as perfectly fair; comparisons with NaN are false and pandas' mean and min skip it."""
     a = np.asarray(x, dtype=float)
     sq = float(np.sum(a * a))
     if a.size == 0 or sq == 0.0:
-        return 1.0
+        return float("nan")
     return float(np.sum(a) ** 2 / (a.size * sq))

@@ -51,16 +51,18 @@ def run_raw(
     seed: int | None = None,
     out_dir: str | Path | None = None,
     series_sink: SeriesFiles | None = None,
+    keep_series: bool = True,
 ) -> dict[str, Any]:
     """Runs TOML text and returns the engine's column dicts (for executors and stores).
     ``out_dir`` receives the pcap traces the scenario asks for; with ``series_sink`` the
     tables of :data:`~tcplab.tables.SERIES_TABLES` (sampled series, event log, loss
-    responses) go there while the run goes on, and the returned ones are empty."""
+    responses) go there while the run goes on, and the returned ones are empty; with
+    ``keep_series=False`` (and no sink) they are dropped as they are sampled."""
     seed = check_seed(seed)
     try:
         chunk_rows = series_sink.chunk_rows if series_sink else 1
         return _engine.run(
-            toml_text, seed, None if out_dir is None else str(out_dir), series_sink, chunk_rows
+            toml_text, seed, None if out_dir is None else str(out_dir), series_sink, chunk_rows, keep_series
         )
     except _engine.ScenarioError as e:
         raise ScenarioError(*e.args) from None
@@ -75,10 +77,13 @@ def run(
     seed: int | None = None,
     out_dir: str | Path | None = None,
     series_sink: SeriesFiles | None = None,
+    keep_series: bool = True,
 ) -> Result:
     """Runs a scenario and returns its records as DataFrames. ``seed`` overrides the
     document's; ``out_dir`` is where pcap traces (``[[simulation.pcap]]``) are written.
     ``series_sink`` (a :class:`~tcplab.tables.SeriesFiles`) takes the sampled series, the
     event log and the loss responses while the run goes on, for runs too long to hold them;
-    those tables of the Result are then empty."""
-    return Result.from_engine(run_raw(as_scenario(scenario).to_toml(), seed, out_dir, series_sink))
+    those tables of the Result are then empty. ``keep_series=False`` drops them instead (the
+    summaries alone, in memory that does not grow with the duration)."""
+    toml = as_scenario(scenario).to_toml()
+    return Result.from_engine(run_raw(toml, seed, out_dir, series_sink, keep_series))

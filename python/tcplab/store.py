@@ -4,10 +4,16 @@ Each run is written to a temporary directory and renamed into place, so a run is
 completely stored or absent: an interrupted sweep never leaves a half-written result, and a
 restarted sweep reuses every finished run. Tables are Arrow IPC files (see tables.py); runs
 stored by earlier versions as Parquet still load.
+
+Sweeps sharing a store share the work: a sweep claims a run (a lock on a file per run,
+:meth:`ResultStore.try_claim`) before it simulates it, and a sweep that finds a run claimed
+waits for it and loads it. The kernel releases a dead process's locks, so a killed sweep
+leaves no stale claim.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -52,6 +58,20 @@ class ResultStore:
         (entries are named ``<key>-<pid>-<id>``, so :meth:`clean_stale` removes those of
         killed workers)."""
         return self.root / "tmp"
+
+    def try_claim(self, key: str) -> RunClaim | None:
+        """Claims the run ``key`` for this process, or returns None if another holds it."""
+        return RunClaim.take(self._lock_path(key), wait=False)
+
+    def claim(self, key: str) -> RunClaim:
+        """Claims the run ``key``, waiting while another process holds it (until it stored
+        the run, or gave up: check :meth:`has`)."""
+        claim = RunClaim.take(self._lock_path(key), wait=True)
+        assert claim is not None
+        return claim
+
+    def _lock_path(self, key: str) -> Path:
+        return self.root / "locks" / key
 
     def has(self, key: str) -> bool:
         return (self._dir(key) / "meta.json").is_file()
@@ -185,6 +205,39 @@ class ResultStore:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         out.to_parquet(path, index=False)
         return len(out)
+
+
+class RunClaim:
+    """A process's claim on a run: an exclusive lock on the run's lock file, released by
+    :meth:`release` (or the end of a ``with`` block) or by the process's death."""
+
+    def __init__(self, fd: int):
+        self._fd: int | None = fd
+
+    @classmethod
+    def take(cls, path: Path, wait: bool) -> RunClaim | None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(fd)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # (closing the file releases the lock)
+            self._fd = None
+
+    def __enter__(self) -> RunClaim:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 class StoredResult(Result):

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import as_completed
+from contextlib import closing
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,10 +19,10 @@ from rich.progress import (
 
 from . import _engine
 from .executors import Executor, Task
-from .experiments.ablation import AblatedExperiment, ablated, explain
+from .experiments.ablation import AblatedExperiment, QuickControl, ablated, explain
 from .experiments.base import Experiment, Outcome
 from .result import Result
-from .store import ResultStore, run_key
+from .store import ResultStore, RunClaim, run_key
 from .worker_pool import worker_pool
 
 _COLUMNS = (
@@ -66,31 +67,98 @@ def execute_plan(
     show_progress: bool = True,
     on_stored: Callable[[str], None] | None = None,
 ) -> tuple[int, int]:
-    """Runs what the store lacks; returns (runs reused, runs executed)."""
+    """Runs what the store lacks; returns (runs reused, runs executed). A run that another
+    sweep into the same store is simulating is waited for and reused, not simulated again
+    (see store.py); if that sweep dies first, this one simulates the run."""
     store.clean_stale()
     todo: dict[str, Planned] = {}
     kernel: dict[str, Planned] = {}
     for p in planned:
         if not store.has(p.key) and p.key not in todo and p.key not in kernel:
             (todo if p.backend == "sim" else kernel)[p.key] = p
-    reused = len({p.key for p in planned}) - len(todo) - len(kernel)
+    unique = len({p.key for p in planned})
+    executed = _simulate(todo, store, executor, show_progress, on_stored) if todo else 0
     if kernel:  # after the simulations, alone, so that nothing disturbs the real-time runs
         _on_kernel(kernel, store, show_progress, on_stored)
-    if not todo:
-        return reused, len(kernel)
+        executed += len(kernel)
+    return unique - executed, executed
+
+
+def _simulate(
+    todo: dict[str, Planned],
+    store: ResultStore,
+    executor: Executor,
+    show_progress: bool,
+    on_stored: Callable[[str], None] | None,
+) -> int:
+    """Simulates the runs with the executor, each stored as it arrives; returns how many
+    this process simulated (the others were simulated by a concurrent sweep)."""
+    executed = 0
     with Progress(*_COLUMNS, disable=not show_progress) as progress:
         bar = progress.add_task(f"simulating ({executor.name})", total=len(todo))
-        staging = str(store.staging) if executor.local_files else None
-        tasks = [Task(k, p.toml, staging) for k, p in todo.items()]
-        for key, encoded in executor.map(tasks):
-            p = todo[key]
-            store.put_encoded(
-                key, encoded, {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
-            )
+
+        def stored(key: str) -> None:
             progress.advance(bar)
             if on_stored:
                 on_stored(key)
-    return reused, len(todo) + len(kernel)
+
+        waiting = list(todo)
+        while waiting:
+            elsewhere: list[str] = []
+            executed += _execute_claimed(waiting, todo, store, executor, stored, elsewhere)
+            # Holding no claim now (so no two sweeps wait for each other): wait for the runs
+            # other sweeps claimed; those they gave up are tried again.
+            waiting = []
+            for key in elsewhere:
+                with store.claim(key):
+                    if store.has(key):
+                        stored(key)
+                    else:
+                        waiting.append(key)
+    return executed
+
+
+def _execute_claimed(
+    keys: list[str],
+    todo: dict[str, Planned],
+    store: ResultStore,
+    executor: Executor,
+    stored: Callable[[str], None],
+    elsewhere: list[str],
+) -> int:
+    """Simulates and stores each of ``keys`` that this process can claim, claiming each just
+    before it starts; appends those claimed by other processes to ``elsewhere``. Returns
+    how many were simulated."""
+    claims: dict[str, RunClaim] = {}
+    staging = str(store.staging) if executor.local_files else None
+
+    def claimed_tasks() -> Iterator[Task]:
+        for key in keys:
+            claim = store.try_claim(key)
+            if claim is None:
+                elsewhere.append(key)
+            elif store.has(key):  # stored by another sweep since the plan was made
+                claim.release()
+                stored(key)
+            else:
+                claims[key] = claim
+                yield Task(key, todo[key].toml, staging)
+
+    executed = 0
+    try:
+        # Closed on an exception here too (Ctrl-C while a run is stored), which stops the workers.
+        with closing(executor.map(claimed_tasks())) as results:
+            for key, encoded in results:
+                p = todo[key]
+                info = {"experiment": p.experiment.name, "params": p.params, "scenario": p.toml}
+                store.put_encoded(key, encoded, info)
+                claims.pop(key).release()
+                executed += 1
+                stored(key)
+    finally:
+        for claim in claims.values():
+            claim.release()
+    return executed
 
 
 def _on_kernel(
@@ -159,8 +227,9 @@ def analyze(
                 progress.advance(bar)
             done[e.name].experiment = e
     for e in experiments:
-        mine = [v for v in variants if v.base is e]
-        explain(done[e.name], [(v.ablation, len(runs[v.name]), done[v.name]) for v in mine])
+        mine = [v for v in variants if v.base is e and not isinstance(v, QuickControl)]
+        control = next((done[v.name] for v in variants if v.base is e and isinstance(v, QuickControl)), None)
+        explain(done[e.name], [(v.ablation, len(runs[v.name]), done[v.name]) for v in mine], control)
     return [done[e.name] for e in experiments]
 
 

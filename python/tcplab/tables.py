@@ -15,6 +15,7 @@ in chunks while it runs, and the files it writes are moved into the store.
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -78,7 +79,9 @@ class SeriesFiles:
     chunk to ``directory/<table>.arrow`` (LZ4 Arrow IPC, the store's format) or, with
     ``parquet=True``, ``<table>.parquet`` (one row group per chunk). A table without rows gets
     no file. ``chunk_rows``: rows the engine collects, over all series, before it hands them
-    over. Use it as a context manager, so the files are complete once the block ends."""
+    over. Use it as a context manager: each file is written under a temporary name and takes
+    its own once the block ends without an exception, so an interrupted or failed run leaves
+    no partial table and does not replace a complete one written before."""
 
     def __init__(
         self, directory: str | Path, parquet: bool = False, chunk_rows: int = _engine.DEFAULT_CHUNK_ROWS
@@ -90,6 +93,7 @@ class SeriesFiles:
         self.chunk_rows = chunk_rows
         self.paths: dict[str, Path] = {}
         self._writers: dict[str, Any] = {}
+        self._partial: dict[str, Path] = {}
         self._link_names: list[str] = []
 
     def begin(self, link_names: list[str]) -> None:
@@ -110,18 +114,37 @@ class SeriesFiles:
     def _open(self, name: str, schema: pa.Schema) -> Any:
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{name}{'.parquet' if self.parquet else SUFFIX}"
+        partial = path.with_name(f"{path.name}.partial")
+        self._partial[name] = partial  # first: Ctrl-C may land while the writer creates it
         if self.parquet:
-            writer = pq.ParquetWriter(path, schema)
+            writer = pq.ParquetWriter(partial, schema)
         else:
-            writer = pa.ipc.new_file(str(path), schema, options=_WRITE_OPTIONS)
+            writer = pa.ipc.new_file(str(partial), schema, options=_WRITE_OPTIONS)
         self._writers[name] = writer
         self.paths[name] = path
         return writer
 
     def close(self) -> None:
-        for writer in self._writers.values():
-            writer.close()
+        """Completes the files: each takes its name in :attr:`paths`."""
+        try:
+            for name in list(self._writers):
+                self._writers.pop(name).close()
+                self._partial.pop(name).replace(self.paths[name])
+        except BaseException:
+            self.abort()
+            raise
+
+    def abort(self) -> None:
+        """Removes the files written so far (the run failed or was interrupted)."""
+        for name, partial in self._partial.items():
+            writer = self._writers.get(name)
+            if writer is not None:
+                with suppress(Exception):  # the error that stopped the run is the one to report
+                    writer.close()
+            partial.unlink(missing_ok=True)
         self._writers.clear()
+        self._partial.clear()
+        self.paths.clear()
 
     def __enter__(self) -> SeriesFiles:
         return self
@@ -129,7 +152,10 @@ class SeriesFiles:
     def __exit__(
         self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None
     ) -> None:
-        self.close()
+        if kind is None:
+            self.close()
+        else:
+            self.abort()
 
 
 @dataclass(frozen=True)

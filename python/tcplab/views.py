@@ -323,3 +323,25 @@ def run_view(flows: pd.DataFrame, udp_flows: pd.DataFrame | None, heading: str, 
             )
         )
     return Group(*parts)
+
+
+# -- tcplab algorithms --params ---------------------------------------------------------
+
+
+def params_view(sets: list[dict[str, Any]]) -> Group:
+    """One table per parameter set: key, default, meaning (with each named value)."""
+    from .cc_params import default_text, set_title, value_text
+
+    parts: list[RenderableType] = []
+    for s in sets:
+        parts.append(Text.assemble((set_title(s), "bold"), f" ({s['name']})"))
+        t = _table("key", "default", "meaning")
+        for p in s["params"]:
+            meaning = Text(p["doc"])
+            for name, doc in p["values"]:
+                meaning.append(f"\n{value_text(name)}: ", "bold")
+                meaning.append(doc)
+            key = p["key"] if s["algorithms"] else p["key"].split(".")[-1]  # the title names the table
+            t.add_row(Text(key), Text(default_text(p, s["algorithms"])), meaning)
+        parts += [t, Text("")]
+    return Group(*parts)

@@ -42,12 +42,13 @@ def worker_pool(max_workers: int) -> Iterator[ProcessPoolExecutor]:
 def stop_workers(pool: ProcessPoolExecutor) -> None:
     """Cancels what has not started and terminates the running workers (their runs are lost;
     finished results were already handed back)."""
-    pool.shutdown(wait=False, cancel_futures=True)
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
     if terminate is not None:
         terminate()
         return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # (shutdown forgets them)
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
         if process.is_alive():
             process.terminate()
 

@@ -1,5 +1,7 @@
 //! What a scenario describes, without running it: the network its topology expands to
-//! (`tcplab validate` prints it), from the same expansion the engine builds its world from.
+//! (`tcplab validate` prints it), from the same expansion the engine builds its world from;
+//! and what a scenario may say: every key of the schema (the documentation is tested
+//! against it).
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -46,4 +48,64 @@ pub fn topology<'py>(py: Python<'py>, scenario: &str) -> PyResult<Bound<'py, PyD
     }
     out.set_item("wlans", wlans)?;
     Ok(out)
+}
+
+/// Every table of the scenario schema: a list of dicts with `path` (`tcp`, `flows[]`,
+/// `queue(kind=red)`, ...; see `tcplab::config::keys`), `keys` and `choices` (key -> the
+/// names its value may take).
+#[pyfunction]
+pub fn schema<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for t in tcplab::config::keys::schema() {
+        let d = PyDict::new(py);
+        d.set_item("path", t.path)?;
+        d.set_item("keys", t.keys)?;
+        let choices = PyDict::new(py);
+        for (key, names) in t.choices {
+            choices.set_item(key, names)?;
+        }
+        d.set_item("choices", choices)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+/// Every congestion-control parameter set (see `tcplab::cc::catalog`): a list of dicts with
+/// `name` (the struct), `algorithms` (empty: every algorithm) and `params`, each a dict of
+/// `key`, `doc`, `values` (pairs of a name and its meaning) and `defaults` (one per
+/// algorithm of the set).
+#[pyfunction]
+pub fn cc_parameters<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let out = PyList::empty(py);
+    for set in tcplab::cc::catalog::catalog() {
+        let d = PyDict::new(py);
+        d.set_item("name", set.name)?;
+        d.set_item("algorithms", set.algorithms)?;
+        let params = PyList::empty(py);
+        for p in set.params {
+            let pd = PyDict::new(py);
+            pd.set_item("key", p.key)?;
+            pd.set_item("doc", p.doc)?;
+            pd.set_item("values", p.values)?;
+            let defaults = PyList::empty(py);
+            for v in &p.defaults {
+                defaults.append(toml_to_py(py, v)?)?;
+            }
+            pd.set_item("defaults", defaults)?;
+            params.append(pd)?;
+        }
+        d.set_item("params", params)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        toml::Value::String(s) => s.into_pyobject(py)?.into_any(),
+        toml::Value::Integer(i) => i.into_pyobject(py)?.into_any(),
+        toml::Value::Float(f) => f.into_pyobject(py)?.into_any(),
+        toml::Value::Boolean(b) => b.into_pyobject(py)?.to_owned().into_any(),
+        other => other.to_string().into_pyobject(py)?.into_any(),
+    })
 }

@@ -5,11 +5,12 @@ mod describe;
 
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::sync::{Arc, Mutex};
 use tcplab::net::{DropCause, DropCounts};
-use tcplab::record::{RunRecords, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
+use tcplab::record::{DiscardSeries, RunRecords, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
 use tcplab::{ConfigError, RunError};
 
 create_exception!(
@@ -40,6 +41,7 @@ fn run_err(e: RunError) -> PyErr {
         RunError::Config(c) => config_err(c),
         RunError::Conservation(m) => SimulationError::new_err(m),
         RunError::Output(m) => OutputError::new_err(m),
+        RunError::Interrupted => PyKeyboardInterrupt::new_err("the run was interrupted"),
     }
 }
 
@@ -576,13 +578,20 @@ fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyD
     Ok(out)
 }
 
-/// Runs a scenario document (TOML text). `seed` overrides the document's seed; `out_dir`
+/// Runs a scenario document (TOML text). `seed` overrides the document's; `out_dir`
 /// is where pcap traces the scenario asks for are written. With `series_sink`, an object
 /// with methods `begin(link_names)` and `write(tables)`, the sampled series are handed to
 /// it in chunks of about `chunk_rows` rows while the run goes on (each chunk a dict of
 /// column dicts, like the run's own tables) and the returned series tables are empty.
+///
+/// With `keep_series` false and no sink, those tables are dropped as they are sampled
+/// (returned empty), so the run's memory does not grow with its duration.
+///
+/// The run gives Python's signal handlers a chance to run every few tens of milliseconds,
+/// so Ctrl-C stops it: the exception a handler raises (KeyboardInterrupt) ends the run
+/// and is raised here, and no records are returned.
 #[pyfunction]
-#[pyo3(signature = (scenario, seed=None, out_dir=None, series_sink=None, chunk_rows=DEFAULT_CHUNK_ROWS))]
+#[pyo3(signature = (scenario, seed=None, out_dir=None, series_sink=None, chunk_rows=DEFAULT_CHUNK_ROWS, keep_series=true))]
 fn run<'py>(
     py: Python<'py>,
     scenario: &str,
@@ -590,32 +599,87 @@ fn run<'py>(
     out_dir: Option<std::path::PathBuf>,
     series_sink: Option<Py<PyAny>>,
     chunk_rows: usize,
+    keep_series: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario.to_owned();
-    let records = py
-        .detach(move || {
-            let mut world = tcplab::build_world(&text, seed, out_dir.as_deref())?;
-            if let Some(target) = series_sink {
-                let sink = PySeriesSink::begin(target, world.link_names())
-                    .map_err(|e| RunError::Output(format!("time series: {e}")))?;
-                world.stream_series(Box::new(sink), chunk_rows);
+    let raised = Raised::default();
+    let (hook_raised, sink_raised) = (raised.clone(), raised.clone());
+    let records = py.detach(move || {
+        let mut world = tcplab::build_world(&text, seed, out_dir.as_deref())?;
+        world.interrupt_with(Box::new(move || hook_raised.check_signals()));
+        if let Some(target) = series_sink {
+            let sink = PySeriesSink::begin(target, world.link_names(), sink_raised)
+                .map_err(|e| RunError::Output(format!("time series: {e}")))?;
+            world.stream_series(Box::new(sink), chunk_rows);
+        } else if !keep_series {
+            world.stream_series(Box::new(DiscardSeries), DEFAULT_CHUNK_ROWS);
+        }
+        world.run()
+    });
+    match records {
+        Ok(records) => records_to_py(py, records),
+        // What a signal handler or the sink raised explains the failure best.
+        Err(e) => Err(raised.take().unwrap_or_else(|| run_err(e))),
+    }
+}
+
+/// A Python exception raised while the run went on, to be raised when it ends: by a signal
+/// handler (KeyboardInterrupt for Ctrl-C), or by the series sink when it is not an
+/// `Exception` (KeyboardInterrupt, SystemExit: the sink's own errors are output errors).
+#[derive(Clone, Default)]
+struct Raised(Arc<Mutex<Option<PyErr>>>);
+
+impl Raised {
+    /// Runs Python's pending signal handlers; true (stop the run) if one raised, or if
+    /// something was raised before.
+    fn check_signals(&self) -> bool {
+        if self.0.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            return true;
+        }
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(e) => {
+                self.0
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .get_or_insert(e);
+                true
             }
-            world.run()
         })
-        .map_err(run_err)?;
-    records_to_py(py, records)
+    }
+
+    /// Keeps `err` if it must reach the caller as it is (see the type's doc); false if it
+    /// is an ordinary error.
+    fn keep(&self, py: Python<'_>, err: &PyErr) -> bool {
+        if err.is_instance_of::<PyException>(py) {
+            return false;
+        }
+        let mut slot = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| err.clone_ref(py));
+        true
+    }
+
+    fn take(&self) -> Option<PyErr> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 /// A Python object receiving a run's series chunks (see [`run`]).
 struct PySeriesSink {
     target: Py<PyAny>,
+    raised: Raised,
 }
 
 impl PySeriesSink {
-    fn begin(target: Py<PyAny>, link_names: Vec<String>) -> Result<Self, String> {
-        Python::attach(|py| target.call_method1(py, "begin", (link_names,)).map(drop))
-            .map_err(|e| e.to_string())?;
-        Ok(PySeriesSink { target })
+    fn begin(target: Py<PyAny>, link_names: Vec<String>, raised: Raised) -> Result<Self, String> {
+        Python::attach(|py| {
+            let begun = target.call_method1(py, "begin", (link_names,));
+            begun.map(drop).map_err(|e| {
+                raised.keep(py, &e);
+                e.to_string()
+            })
+        })?;
+        Ok(PySeriesSink { target, raised })
     }
 }
 
@@ -623,10 +687,13 @@ impl SeriesSink for PySeriesSink {
     fn write(&mut self, chunk: SeriesChunk) -> Result<(), String> {
         Python::attach(|py| {
             let tables = PyDict::new(py);
-            series_to_py(py, &tables, chunk)?;
-            self.target.call_method1(py, "write", (tables,)).map(drop)
+            let written = series_to_py(py, &tables, chunk)
+                .and_then(|()| self.target.call_method1(py, "write", (tables,)).map(drop));
+            written.map_err(|e| {
+                self.raised.keep(py, &e);
+                e.to_string()
+            })
         })
-        .map_err(|e| e.to_string())
     }
 }
 
@@ -636,6 +703,12 @@ fn validate(scenario: &str) -> PyResult<String> {
     tcplab::parse_scenario(scenario)
         .map(|s| s.to_toml())
         .map_err(config_err)
+}
+
+/// 000 table 1 as the engine's NewVegas produces it: per round W_old, alpha, beta, Delta, W.
+#[pyfunction]
+fn newvegas_table1() -> Vec<[f64; 5]> {
+    tcplab::cc::newvegas::table1_trace()
 }
 
 /// Names of the congestion-control algorithms the engine knows.
@@ -663,8 +736,11 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(newvegas_table1, m)?)?;
     m.add_function(wrap_pyfunction!(capabilities, m)?)?;
     m.add_function(wrap_pyfunction!(describe::topology, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::schema, m)?)?;
+    m.add_function(wrap_pyfunction!(describe::cc_parameters, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("OutputError", m.py().get_type::<OutputError>())?;

@@ -3,7 +3,7 @@
 //! records do not change, and a sink's error fails the run.
 
 use std::sync::{Arc, Mutex};
-use tcplab::record::{RunRecords, SeriesChunk, SeriesSink};
+use tcplab::record::{DiscardSeries, RunRecords, SeriesChunk, SeriesSink};
 use tcplab::{build_world, run_scenario, RunError};
 
 /// Star of 003 with a RED bottleneck (queue series and RED's variables), Vegas beside Reno
@@ -141,5 +141,20 @@ fn a_failing_sink_fails_the_run() {
     match world.run() {
         Err(RunError::Output(m)) => assert!(m.contains("disk full"), "{m}"),
         other => panic!("expected an output error, got {other:?}"),
+    }
+}
+
+#[test]
+fn discarded_series_leave_the_summaries_unchanged() {
+    for doc in [WIRED, WLAN] {
+        let in_memory = run_scenario(doc, None).unwrap();
+        let mut world = build_world(doc, None, None).unwrap();
+        world.stream_series(Box::new(DiscardSeries), 1);
+        let records = world.run().unwrap();
+        assert_eq!(series_of(&records).rows(), 0);
+        assert_eq!(records.flows, in_memory.flows);
+        assert_eq!(records.links, in_memory.links);
+        assert_eq!(records.wifi.ifaces, in_memory.wifi.ifaces);
+        assert_eq!(records.meta, in_memory.meta);
     }
 }

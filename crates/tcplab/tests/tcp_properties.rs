@@ -30,6 +30,7 @@ const ALGORITHMS: &[&str] = &[
     "veno",
     "highspeed",
     "code",
+    "bbr",
 ];
 
 prop_compose! {

@@ -45,12 +45,14 @@ def resolve(names: list[str]) -> list[Experiment]:
 
 def lookup(name: str) -> Experiment:
     """One experiment by its full name, ablations (``<experiment>@<key>``) included."""
-    from .ablation import SEP, AblatedExperiment
+    from .ablation import QUICK_CONTROL, SEP, AblatedExperiment, QuickControl
 
     base_name, _, key = name.partition(SEP)
     (base,) = resolve([base_name])
     if not key:
         return base
+    if key == QUICK_CONTROL:
+        return QuickControl(base)
     for a in base.ablations:
         if a.key == key:
             return AblatedExperiment(base, a)

@@ -39,7 +39,8 @@ class Ablation:
     quick: bool = False
 
     def __post_init__(self) -> None:
-        lookup_cause(self.cause)  # an unknown cause is a programming error, found at import
+        if self.key != QUICK_CONTROL:  # the control tests no cause
+            lookup_cause(self.cause)  # an unknown cause is a programming error, found at import
         if SEP in self.key:
             raise ValueError(f"ablation key {self.key!r} must not contain {SEP!r}")
 
@@ -84,13 +85,23 @@ class AblatedExperiment(Experiment):
 
 
 def ablated(experiments: list[Experiment]) -> list[AblatedExperiment]:
-    """Every ablation of the given experiments, as experiments of their own."""
-    return [AblatedExperiment(e, a) for e in experiments for a in e.ablations]
+    """Every ablation of the given experiments, as experiments of their own, and for an
+    experiment with quick ablations its :class:`QuickControl`."""
+    out = [AblatedExperiment(e, a) for e in experiments for a in e.ablations]
+    return out + [QuickControl(e) for e in experiments if any(a.quick for a in e.ablations)]
 
 
-def explain(outcome: Outcome, ablations: list[tuple[Ablation, int, Outcome]]) -> None:
+def explain(
+    outcome: Outcome,
+    ablations: list[tuple[Ablation, int, Outcome]],
+    quick_control: Outcome | None = None,
+) -> None:
     """Marks the failing claims of ``outcome`` that hold under an ablation (by identical claim
-    text) as explained by its cause; ``ablations`` holds (ablation, run count, its outcome)."""
+    text) as explained by its cause; ``ablations`` holds (ablation, run count, its outcome).
+    A quick ablation counts only where ``quick_control`` (the defaults at the quick size)
+    fails too: a claim that holds at the quick size's fewer points with the defaults says
+    nothing about the option."""
+    control = {c.text: c for c in quick_control.claims} if quick_control is not None else None
     for ablation, runs, ab_outcome in ablations:
         record = AblationResult(ablation, runs)
         under = {c.text: c for c in ab_outcome.claims}
@@ -98,6 +109,13 @@ def explain(outcome: Outcome, ablations: list[tuple[Ablation, int, Outcome]]) ->
             if c.passed is not False or not ablation.addresses(c.text):
                 continue
             other = under.get(c.text)
+            if ablation.quick and control is not None and _not_failing(control.get(c.text)):
+                record.unchanged.append(c.text)
+                c.tried.append(
+                    f"{ablation.change}: not comparable (at the quick size the defaults do not fail "
+                    "this claim either)"
+                )
+                continue
             if other is not None and other.passed is True:
                 record.flipped.append(c.text)
                 if c.cause is None:
@@ -207,13 +225,7 @@ def veno_basertt_ablation() -> Ablation:
 
 def vegasplus_count_ablation(quick: bool = False) -> Ablation:
     """Vegas+'s count moved once per round instead of on every ACK."""
-    return Ablation(
-        "count-per-round",
-        "vegasplus-count",
-        'vegas_plus: count_every = "round"',
-        set_cc_params("vegas_plus", count_every="round"),
-        quick=quick,
-    )
+    return cc_reading("count-per-round", "vegasplus-count", "vegas_plus", quick, count_every="round")
 
 
 def pifs_backoff_ablation() -> Ablation:
@@ -232,3 +244,84 @@ def _without_pifs_backoff(doc: dict[str, Any]) -> None:
     topology = doc.get("topology", {})
     if topology.get("ap_access") == "pifs":
         topology["ap_backoff"] = False
+
+
+def vegasplus_window_ablation(quick: bool = False) -> Ablation:
+    """Vegas+'s count moved only while the window is unchanged, as 002 section 6 summarises
+    003's rule ("count + 1 if rtt > rtt_p and ws = ws_p, count - 1 if rtt < rtt_p and
+    ws = ws_p"), instead of 003 section 5.1's wording (only the increment needs a window that
+    did not grow)."""
+    return cc_reading(
+        "count-window-unchanged", "vegasplus-count", "vegas_plus", quick, count_window="unchanged"
+    )
+
+
+def vegas_ns2_module_ablation() -> Ablation:
+    """Vegas as NS-2's own module (Agent/TCP/Vegas, tcp-vegas.cc: Delta from the mean of the
+    round's RTT samples, fine-grained retransmission, cwnd to 3/4 on a retransmission, 2 after
+    a timeout) instead of Linux's tcp_vegas; 004 names both (see the cause)."""
+    return cc_reading("vegas-ns2-module", "vegas-module", "vegas", variant="paper", rtt="mean")
+
+
+def cc_reading(key: str, cause: str, cc: str, quick: bool = False, **params: str) -> Ablation:
+    """An ablation that sets string parameters of every flow running ``cc``, shown as
+    ``cc: name = "value", ...``."""
+    change = f"{cc}: " + ", ".join(f'{k} = "{v}"' for k, v in params.items())
+    return Ablation(key, cause, change, set_cc_params(cc, **params), quick=quick)
+
+
+def code_rtt_ablation(quick: bool = False) -> Ablation:
+    """CODE on the target packet's RTT (000 section 2.4, which section 3.2's pseudocode
+    inherits) instead of the window's minimum (section 4.5)."""
+    return Ablation(
+        "code-rtt-target",
+        "code-rtt",
+        'code: rtt = "last"',
+        set_cc_params("code", rtt="last"),
+        claims=("CODE",),
+        quick=quick,
+    )
+
+
+#: The key of an experiment's defaults at its quick size (see :class:`QuickControl`).
+QUICK_CONTROL = "quick-defaults"
+
+
+class QuickControl(AblatedExperiment):
+    """An experiment's defaults at its quick size: what its quick ablations are compared
+    with. A quick ablation runs fewer sweep points than the full experiment, so a claim
+    "at every point" may hold there with the defaults too; then its holding under the
+    ablation is no evidence for the ablation's cause (:func:`explain`)."""
+
+    def __init__(self, base: Experiment):
+        identity = Ablation(QUICK_CONTROL, "", "(the defaults)", _unchanged, quick=True)
+        super().__init__(base, identity)
+        self.title = f"{base.title} (defaults at the quick size)"
+
+
+def _unchanged(doc: dict[str, Any]) -> None:
+    """The control's edit: none."""
+
+
+def _not_failing(c: Any) -> bool:
+    """Whether a control's claim is missing, not evaluated or holding (so not a failure)."""
+    return c is None or c.passed is not False
+
+
+#: The Vegas family, every member of which NS-2 builds on its Agent/TCP/Vegas.
+VEGAS_FAMILY = ("vegas", "vegas_a", "newvegas", "code", "vegas_plus")
+
+
+def ns2_diff_ablation(quick: bool = False, cc: str | None = None, claims: tuple[str, ...] = ()) -> Ablation:
+    """Delta rounded to whole packets as NS-2's Agent/TCP/Vegas computes it (the paper's
+    simulator's convention, not stated in 000), for every Vegas-family flow or, with
+    ``cc``, for that algorithm's flows only (so that a full-size ablation of a sweep
+    re-runs only the runs its claims are about)."""
+    return Ablation(
+        "ns2-whole-packet-diff" + (f"-{cc.replace('_', '-')}" if cc else ""),
+        "ns2-vegas-diff",
+        f'{cc or "vegas family"}: diff_rounding = "nearest"',
+        set_cc_params(cc or VEGAS_FAMILY, diff_rounding="nearest"),
+        claims=claims,
+        quick=quick,
+    )

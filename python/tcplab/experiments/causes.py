@@ -44,9 +44,12 @@ CAUSES: dict[str, Cause] = {
         Cause(
             "vegasplus-count",
             "Vegas+ mode-switch count rule",
-            'cc = { name = "vegas_plus", count_every = "ack" | "round" }',
+            'cc = { name = "vegas_plus", count_every = "ack" | "round", '
+            'count_window = "not_increased" | "unchanged" }',
             "003 section 5.1 moves the count 'on every receipt of an ACK' but compares Vegas's "
-            "RTT, which Vegas measures once per round.",
+            "RTT, which Vegas measures once per round; it lowers the count on any falling RTT, "
+            "while 002 section 6, summarising the same rule, moves it either way only while the "
+            "window is unchanged.",
         ),
         Cause(
             "stack-conventions",
@@ -62,11 +65,43 @@ CAUSES: dict[str, Cause] = {
             "004 gives the AP PIFS access but does not say whether it still draws a backoff.",
         ),
         Cause(
+            "code-rtt",
+            "CODE's RTT: the window's minimum or the target packet's",
+            'cc = { name = "code", rtt = "min" | "last" }',
+            "000 section 4.5 says CODE updates its thresholds with 'the minimum of the RTTs "
+            "measured within the last window'; its pseudocode (section 3.2) is NewVegas's, whose "
+            "RTT is 'the round-trip delay of the target packet' (section 2.4).",
+        ),
+        Cause(
+            "ns2-vegas-diff",
+            "NS-2 Vegas's whole-packet Delta",
+            'cc = { name = "vegas" | "vegas_a" | "newvegas" | "code", diff_rounding = "exact" | "nearest" }',
+            "000 simulated with NS-2 (section 4), whose Agent/TCP/Vegas, the base of its Vegas "
+            "variants, rounds Delta to a whole packet (tcp-vegas.cc); eq. (1) as printed is a real "
+            "number. Rounding makes Delta equal to a threshold often, where the rules keep still.",
+        ),
+        Cause(
             "paper-inconsistent",
             "The paper's own numbers are inconsistent",
             "(none: arithmetic on published values)",
             "Two statements or numbers of the paper cannot hold together; the claim's "
             "explanation shows the arithmetic.",
+        ),
+        Cause(
+            "single-run",
+            "One deterministic run per point in the paper",
+            "each point repeated over start phases (flows start uniformly in [0, 1] s, seeds)",
+            "The paper reports a single deterministic simulation per point, whose outcome can "
+            "hinge on the phase at which the flows meet; the claim's explanation counts the "
+            "phases of ours that show the paper's outcome.",
+        ),
+        Cause(
+            "vegas-module",
+            "Which Vegas implementation 004 ran",
+            'cc = { name = "vegas", variant = "linux" | "paper", rtt = "min" | "mean" }',
+            "004 section II-A says it used each variant's own NS-2 module where one exists (NS-2 "
+            "has Agent/TCP/Vegas, which takes the mean of a round's RTT samples) and Linux code "
+            "otherwise, yet describes Vegas by Linux's rule (the minimum RTT of each round).",
         ),
     )
 }

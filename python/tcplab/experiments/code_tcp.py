@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from .. import _engine
 from ..analysis import (
     code_epsilon,
     code_epsilon_polynomial,
@@ -42,7 +43,7 @@ from ..result import Result
 from ..scenario import Scenario
 from ..testbed import fig19
 from . import register
-from .ablation import threshold_ablations
+from .ablation import code_rtt_ablation, ns2_diff_ablation, threshold_ablations
 from .base import Claim, Experiment, Figure, Outcome, Published, Run
 from .common import claim, comparison, every, figure
 
@@ -522,7 +523,11 @@ class _PairSweep(Experiment):
 class Fig9(_PairSweep):
     name = "code/fig9"
     title = "One Reno against one Vegas / Vegas-A / NewVegas / CODE: bottleneck bandwidth sweep"
-    ablations = threshold_ablations(quick=True)
+    ablations = (
+        *threshold_ablations(quick=True),
+        code_rtt_ablation(quick=True),
+        ns2_diff_ablation(quick=True),
+    )
     setup = (
         COMMON_SETUP + " Bottleneck bandwidth 5 to 50 Mb/s in steps of 5 (assumed), buffer 100 packets. "
         "Quick: 10 and 30 Mb/s."
@@ -656,7 +661,12 @@ def rtt_access(rtt_ms: float) -> dict[str, Any]:
 class Fig10(_PairSweep):
     name = "code/fig10-13"
     title = "One Reno against one delay-based flow with different RTTs (figs. 10-13)"
-    ablations = threshold_ablations(quick=True)
+    ablations = (
+        *threshold_ablations(quick=True),
+        code_rtt_ablation(quick=True),
+        # At full size: at the quick size's two RTTs the Vegas-A claims hold or fail by chance.
+        ns2_diff_ablation(cc="vegas_a", claims=("Vegas-A",)),
+    )
     setup = (
         COMMON_SETUP + " Fig. 8 topology: a 10 Mb/s, 100-packet bottleneck (assumed, as fig. 9's pairs) "
         "of 5 ms one way (chosen instead of 23 ms so that a 20 ms RTT is possible), each pair's access "
@@ -761,7 +771,11 @@ def _rtt_ratio_figure(table: pd.DataFrame):
 class Fig14(_PairSweep):
     name = "code/fig14"
     title = "One Reno against one delay-based flow: buffer size sweep"
-    ablations = threshold_ablations(quick=True)
+    ablations = (
+        *threshold_ablations(quick=True),
+        code_rtt_ablation(quick=True),
+        ns2_diff_ablation(quick=True),
+    )
     setup = (
         COMMON_SETUP + " Bottleneck 10 Mb/s (assumed); DropTail buffer 20, 40, ..., 200 packets (assumed; "
         "includes the 60 the paper mentions). Quick: 20, 60 and 200 packets."
@@ -842,7 +856,7 @@ class Fig14(_PairSweep):
 class Fig15(_PairSweep):
     name = "code/fig15"
     title = "Ten flows: k Reno and 10 - k of one delay-based variant"
-    ablations = threshold_ablations(quick=True)
+    ablations = (*threshold_ablations(quick=True), code_rtt_ablation(quick=True))
     setup = (
         COMMON_SETUP + " Ten flows, each with its own pair, on a 10 Mb/s, 100-packet bottleneck "
         "(assumed): k Reno and 10 - k of one variant, k = 1..9; average throughput per flow of each "
@@ -917,7 +931,7 @@ class Table2(Experiment):
     name = "code/table2"
     paper = "code"
     title = "Jain's fairness index of 10 flows of one variant against the bandwidth (table 2)"
-    ablations = threshold_ablations()
+    ablations = (*threshold_ablations(), ns2_diff_ablation())
     setup = (
         "Ten flows of one variant (CODE, NewVegas or Vegas), each with its own pair, all starting at 0 "
         "on the fig. 7 dumbbell (23 ms, 100 packets, access 100 Mb/s 1 ms, assumed); bottleneck 5 to "
@@ -1091,7 +1105,7 @@ class Fig17(Experiment):
     name = "code/fig17-18"
     paper = "code"
     title = "A second flow joins one in equilibrium: windows and bottleneck queue (Vegas pair, CODE pair)"
-    ablations = threshold_ablations()
+    ablations = (*threshold_ablations(), code_rtt_ablation(), ns2_diff_ablation())
     setup = (
         "Two flows of one variant (Vegas, then CODE) on a 5 Mb/s bottleneck (23 ms, 100 packets, access "
         "100 Mb/s 1 ms, assumed); flow 1 starts at 0 and is in equilibrium when flow 2 starts at 50 s "
@@ -1253,11 +1267,11 @@ TABLE1_TEST = "cc::newvegas::tests::reproduces_table_1"
 class Table1(Experiment):
     name = "code/table1"
     paper = "code"
-    title = "NewVegas's threshold evolution over six rounds (table 1; a unit test)"
+    title = "NewVegas's threshold evolution over six rounds (table 1)"
     setup = (
         "Section 3.1's example: Delta = 5 with alpha = 5, beta = 7 at RTT_j and the RTT growing every "
-        "round. Reproduced exactly (W_old, alpha, beta, Delta, W per round) by the engine's unit test "
-        f"{TABLE1_TEST} in crates/tcplab/src/cc/newvegas.rs (cargo test -p tcplab reproduces_table_1)."
+        "round. The engine's NewVegas is driven through the six rounds (cc::newvegas::table1_trace, also "
+        f"asserted by the unit test {TABLE1_TEST}) and every cell compared with the published one."
     )
     needs = ("cc:newvegas",)
 
@@ -1267,16 +1281,32 @@ class Table1(Experiment):
     def analyze(self, results: Results, quick: bool) -> Outcome:
         out = Outcome(self)
         out.tables["000 table 1 (published)"] = TABLE1
+        cols = ["W_old", "alpha", "beta", "Delta", "W"]
+        ours = pd.DataFrame(_engine.newvegas_table1(), columns=cols)
+        ours.insert(0, "RTT", [f"RTT_j+{i}" if i else "RTT_j" for i in range(len(ours))])
+        out.tables["the engine's NewVegas through the same six rounds"] = ours
+        published = _table1_numbers()
+        same = ours[cols].to_numpy().tolist() == published
+        w = ours["W"].tolist()
         out.claims.append(
-            Claim(
+            claim(
                 "NewVegas raises its thresholds and its window in alternate rounds, so it gains one packet "
                 "every two rounds (W 20 -> 23 over six rounds)",
-                None,
-                f"checked by the Rust unit test {TABLE1_TEST}, which drives the engine's NewVegas through "
-                "the six rounds and asserts every published cell; not re-run by this report",
+                same and w[0] == 20 and w[-1] == 23,
+                "every cell equals the published one" if same else f"W per round: {w}",
             )
         )
         return out
+
+
+def _table1_numbers() -> list[list[float]]:
+    """000 table 1's cells as numbers ("5 + 1" is the value after the round, 6)."""
+    rows = []
+    for _, r in TABLE1.iterrows():
+        rows.append(
+            [sum(float(t) for t in str(r[c]).split("+")) for c in ("W_old", "alpha", "beta", "Delta", "W")]
+        )
+    return rows
 
 
 @register

@@ -34,7 +34,7 @@ from ..analysis.stats import concat_flows, mean_ci
 from ..result import Result
 from ..scenario import Scenario
 from . import register
-from .ablation import stack_ablations, vegasplus_count_ablation
+from .ablation import stack_ablations, vegasplus_count_ablation, vegasplus_window_ablation
 from .base import Claim, Experiment, Figure, Outcome, Run
 from .common import claim, every, flows_frame
 
@@ -895,7 +895,7 @@ class Fig7(Experiment):
     name = "hasegawa/fig7-8"
     paper = "hasegawa"
     title = "Vegas and Vegas+ against on/off Reno traffic: window and instantaneous throughput (figs. 7, 8)"
-    ablations = (vegasplus_count_ablation(),)
+    ablations = (vegasplus_count_ablation(), vegasplus_window_ablation())
     setup = (
         "Fig. 1 network, DropTail B = 100; 1000 s. One Vegas (a) or Vegas+ with count_max = 8 (b) from a "
         "random time in [0, 1] s; five Reno flows active only in 250-500 s and 750-1000 s (on/off "

@@ -977,7 +977,7 @@ class Fig6(Experiment):
     name = "veno/fig6"
     paper = "veno"
     title = "Four connections sharing 4 Mb/s: sequence number against time, Reno alone vs Reno with Veno"
-    ablations = (veno_basertt_ablation(),)
+    ablations = (veno_basertt_ablation(), *stack_ablations("old-stack", "delayed-ack"))
     setup = (
         "Fig. 3(a) test bed as a dumbbell with 4 pairs: bottleneck 4 Mb/s both ways, 28-packet DropTail "
         "buffers both ways, round-trip propagation 120 ms; MSS 1460 B; each connection transfers 32 MB (32 "

@@ -34,7 +34,7 @@ import pandas as pd
 from ..result import Result, jain_index
 from ..scenario import Scenario
 from . import register
-from .ablation import pifs_backoff_ablation, stack_ablations
+from .ablation import pifs_backoff_ablation, stack_ablations, vegas_ns2_module_ablation
 from .base import Experiment, Figure, Outcome, Published, Run
 from .common import claim, comparison, every
 
@@ -654,6 +654,7 @@ class Fig6(Experiment):
     title = "16 uplink Vegas flows: ACKs queued at the AP"
     setup = SETUP + " 16 uplink Vegas flows (Linux variant, alpha 2, beta 4)."
     needs = ("topology:wlan", "cc:vegas")
+    ablations = (vegas_ns2_module_ablation(),)
     published = (
         Published(
             "ACKs queued at the AP (measured window)", 45, "packets", SOURCE.format("fig. 6, sec. II-B2")

@@ -48,12 +48,12 @@ use super::{
 };
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The scenario key that wraps an algorithm.
 pub const KEY: &str = "ack_loss_reaction";
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AckLossParams {
     /// React when more than this many lost ACKs are counted in one window (004: 1).

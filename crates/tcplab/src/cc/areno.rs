@@ -42,9 +42,9 @@ use super::reno::reno_increase;
 use super::{params::check_range, parse_params, CcSpec, CcState, CongestionControl, LossInfo};
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ARenoParams {
     /// Weight of a new loss-time RTT in RTT_cong (004: 0.5).

@@ -12,10 +12,10 @@ use super::round::RttChoice;
 use super::vegas::{VegasConfig, VegasFamily};
 use super::{parse_params, CcSpec};
 use crate::config::ConfigError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// CODE's own options; the Vegas family's are accepted beside them.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CodeParams {
     /// Threshold scaling on a duplicate-ACK loss (000 section 3.3, eq. (19): 0.68).

@@ -29,9 +29,9 @@ use super::{
 };
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FastParams {
     /// Packets each flow aims to keep queued in the network (004: 20).

@@ -14,6 +14,8 @@
 //! | `cwnd_event`    | [`CongestionControl::cwnd_event`]     | on the events of [`CaEvent`]             |
 //! | `undo_cwnd`     | [`CongestionControl::undo_cwnd`]      | when a retransmission proves spurious    |
 //!
+//! | `cong_control`  | [`CongestionControl::cong_control`]   | per ACK, instead of `cong_avoid` and PRR, for an algorithm that [`controls_rate`](CongestionControl::controls_rate) |
+//!
 //! Two hooks go beyond Linux because the papers need them: [`CongestionControl::retransmit_check`]
 //! (Vegas's fine-grained retransmission, Brakmo & Peterson 1995 section 3.1) and
 //! [`CongestionControl::loss_tag`] (Veno's loss classification, 001 section II-B, recorded
@@ -24,6 +26,8 @@
 
 pub mod ack_loss;
 pub mod areno;
+pub mod bbr;
+pub mod catalog;
 pub mod code;
 pub mod ctcp;
 pub mod cubic;
@@ -40,8 +44,8 @@ pub mod params;
 pub mod reno;
 pub mod round;
 pub mod scalable;
-#[cfg(test)]
-pub(crate) mod scripted;
+/// Also outside tests: 000 table 1 is reproduced through it for the report.
+pub mod scripted;
 pub mod vegas;
 pub mod vegas_a;
 pub mod vegas_linux;
@@ -161,6 +165,27 @@ pub struct CcState {
     /// (RFC 5681 section 4.2), else 1. The simulator knows it from the flow's TcpConfig;
     /// a real sender would have to infer it. Used by the ACK-loss reaction of 004.
     pub ack_stride: u32,
+    /// Pacing rate, bytes of payload per second (Linux `sk_pacing_rate`); infinite: no
+    /// pacing. An algorithm that [`controls_rate`](CongestionControl::controls_rate) sets
+    /// it; with the `pacing` option the sender sets it for the others (tcp/pacing.rs).
+    pub pacing_rate: f64,
+    /// Segments the pacer may send back to back (the `pacing_quantum` option; the share
+    /// of Linux's TSO/GSO burst that BBR budgets for, `bbr_tso_segs_goal`).
+    pub pacing_quantum: u32,
+    /// When the pacer lets the next segment go (Linux `tcp_wstamp_ns`), for a paced flow.
+    pub pacing_next: Time,
+    /// Delivery-rate estimation (tcp/rate.rs), kept only for a flow that paces: segments
+    /// delivered, cumulatively acknowledged or SACKed, so far (Linux `tp->delivered`) ...
+    pub delivered: u64,
+    /// ... when `delivered` last grew (Linux `delivered_mstamp`) ...
+    pub delivered_time: Time,
+    /// ... segments marked lost so far, a retransmission lost again counting again
+    /// (Linux `tp->lost`) ...
+    pub lost: u64,
+    /// ... and the application-limited mark: nonzero while the samples are
+    /// application-limited, until `delivered` passes it (Linux `tp->app_limited`). An
+    /// algorithm may set it in `cong_control` (BBR does in PROBE_RTT).
+    pub app_limited: u64,
 }
 
 impl CcState {
@@ -181,6 +206,13 @@ impl CcState {
             rto: Time::from_secs_f64(1.0),
             mss,
             ack_stride: 1,
+            pacing_rate: f64::INFINITY,
+            pacing_quantum: 1,
+            pacing_next: Time::ZERO,
+            delivered: 0,
+            delivered_time: Time::ZERO,
+            lost: 0,
+            app_limited: 0,
         }
     }
 
@@ -202,6 +234,44 @@ pub struct AckSample {
     pub acked: u32,
     /// RTT measured from this ACK, if Karn's rule allows one.
     pub rtt: Option<Time>,
+}
+
+/// What one ACK tells about the delivery rate (draft-cheng-iccrg-delivery-rate-estimation
+/// section 3.3; Linux `struct rate_sample`), handed to
+/// [`CongestionControl::cong_control`].
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Segments delivered over `interval`; `None` when no segment this ACK delivered
+    /// carried a snapshot (Linux `delivered = -1`).
+    pub delivered: Option<u32>,
+    /// The longer of the send and ACK phases of the sample; `None` when the sample is not
+    /// valid (no snapshot, or shorter than the minimum RTT: Linux `interval_us = -1`).
+    pub interval: Option<Time>,
+    /// `delivered` at the transmission of the segment the sample is taken from.
+    pub prior_delivered: u64,
+    /// Segments this ACK newly acknowledged or SACKed.
+    pub acked_sacked: u32,
+    /// Segments newly marked lost while processing this ACK.
+    pub losses: u32,
+    /// The sample's segment was sent while the application had too little data, so the
+    /// rate may say more about the application than about the path.
+    pub is_app_limited: bool,
+    /// The sample's segment was a retransmission.
+    pub is_retrans: bool,
+    /// RTT of the newest segment this ACK delivered (Linux `rs->rtt_us`), if any.
+    pub rtt: Option<Time>,
+    /// Segments in flight before this ACK was processed.
+    pub prior_in_flight: u32,
+}
+
+impl RateSample {
+    /// The delivery rate of a valid sample, segments per second.
+    pub fn rate(&self) -> Option<f64> {
+        match (self.delivered, self.interval) {
+            (Some(d), Some(i)) if i > Time::ZERO => Some(d as f64 / i.as_secs_f64()),
+            _ => None,
+        }
+    }
 }
 
 /// Any ACK, duplicates included.
@@ -335,6 +405,25 @@ pub trait CongestionControl: Send {
     /// Internal variables worth plotting (NewVegas's thresholds, CTCP's dwnd, ...),
     /// sampled with the other time series.
     fn variables(&self, _out: &mut Vec<(&'static str, f64)>) {}
+
+    /// Whether the algorithm sets cwnd and the pacing rate itself from rate samples, as a
+    /// Linux module with a `cong_control` hook that asks for pacing (BBR). The sender then
+    /// paces the flow, estimates its delivery rate and calls
+    /// [`cong_control`](Self::cong_control) on every ACK instead of `cong_avoid` and its
+    /// own window rules in recovery (PRR, fast-recovery inflation, cwnd = ssthresh on
+    /// leaving recovery), as Linux's `tcp_cong_control` does.
+    fn controls_rate(&self) -> bool {
+        false
+    }
+
+    /// Per ACK with its rate sample, for an algorithm that
+    /// [`controls_rate`](Self::controls_rate): set `st.cwnd` and `st.pacing_rate`
+    /// (Linux `cong_control`).
+    fn cong_control(&mut self, _st: &mut CcState, _rs: &RateSample) {}
+
+    /// The flow's own random stream, handed over once before `init` (BBR draws its first
+    /// gain-cycle phase from it).
+    fn set_random_stream(&mut self, _rng: crate::sim::RngStream) {}
 }
 
 /// Names the registry knows, for help texts and error messages.
@@ -354,6 +443,7 @@ pub const ALGORITHMS: &[&str] = &[
     "code",
     "vegas_plus",
     "veno",
+    "bbr",
 ];
 
 /// Builds the algorithm a scenario names. `field` is the document path used in errors.
@@ -376,6 +466,7 @@ pub fn build(spec: &CcSpec, field: &str) -> Result<Box<dyn CongestionControl>, C
         "code" => Ok(Box::new(code::from_spec(spec, field)?)),
         "vegas_plus" => Ok(Box::new(vegas_plus::from_spec(spec, field)?)),
         "veno" => Ok(Box::new(veno::Veno::from_spec(spec, field)?)),
+        "bbr" => Ok(Box::new(bbr::Bbr::from_spec(spec, field)?)),
         other => Err(ConfigError::new(
             format!("{field}.name"),
             format!(

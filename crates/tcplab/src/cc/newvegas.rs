@@ -12,11 +12,11 @@ use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamil
 use super::{parse_params, CcSpec, LossKind};
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// When the thresholds fall back toward alpha0 and beta0 between losses. 000 reads three
 /// ways, so each reading is an option and the pseudocode's is the default.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ThresholdDecrease {
     /// 000 section 2.4's pseudocode: "if (RTT <= RTT_old and alpha > alpha0)". A flat queue
@@ -43,7 +43,7 @@ impl ThresholdDecrease {
 }
 
 /// The threshold rule's options, shared by NewVegas and CODE.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ThresholdParams {
     /// Which reading of the rule that lowers the thresholds (see [`ThresholdDecrease`]).
@@ -197,52 +197,64 @@ pub fn with_decrease(cfg: VegasConfig, decrease: ThresholdDecrease) -> NewVegas 
     )
 }
 
+/// 000 table 1 (section 3.1's example) driven through the engine's NewVegas: alpha = 5,
+/// beta = 7 and W = 20 at RTT_j, BaseRTT 100 ms, and an RTT that grows every round so that
+/// Delta sits a hair above 5, 5, 6, 6, 7, 7. One row per round: W_old, alpha, beta, Delta
+/// (rounded, as printed) and W after the round. The report compares it with the paper.
+pub fn table1_trace() -> Vec<[f64; 5]> {
+    use super::scripted::Script;
+    let mut cc = new(VegasConfig::paper(RttChoice::Last));
+    let base = 0.1;
+    cc.seed_base_rtt(Time::from_secs_f64(base));
+    {
+        let r = cc.rule_mut();
+        r.alpha = 5.0;
+        r.beta = 7.0;
+        r.prev = Some((Time::from_secs_f64(0.13), 20.0));
+    }
+    let mut s = Script::new(20.0, 20.0);
+    s.start(&mut cc);
+    let delta = [5.0, 5.0, 6.0, 6.0, 7.0, 7.0];
+    let nudge = [0.02, 0.05, 0.02, 0.05, 0.02, 0.05];
+    let mut rows = Vec::new();
+    for (d, n) in delta.iter().zip(nudge) {
+        let w_old = cc.rule().prev.map_or(f64::NAN, |p| p.1);
+        // The RTT at which the window shows `d + n` packets queued over BaseRTT.
+        let w = s.st.cwnd;
+        let rtt = Time::from_secs_f64(base * w / (w - (d + n)));
+        s.round(&mut cc, rtt);
+        let diff = cc.diff().unwrap_or(f64::NAN).round();
+        rows.push([w_old, cc.rule().alpha(), cc.rule().beta(), diff, s.st.cwnd]);
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::cc::scripted::Script;
     use crate::cc::CongestionControl;
 
+    /// 000 table 1, column by column: Delta stays near alpha while the RTT keeps growing,
+    /// so NewVegas alternates between raising the thresholds and raising the window and
+    /// gains only one packet per two RTTs (the paper's "second drawback").
     /// The RTT at which a window of `w` packets over BaseRTT `base` shows `diff` queued.
     fn rtt_for(base: f64, w: f64, diff: f64) -> Time {
         Time::from_secs_f64(base * w / (w - diff))
     }
 
-    /// 000 table 1, column by column: Delta stays near alpha while the RTT keeps growing,
-    /// so NewVegas alternates between raising the thresholds and raising the window and
-    /// gains only one packet per two RTTs (the paper's "second drawback").
     #[test]
     fn reproduces_table_1() {
-        let mut cc = new(VegasConfig::paper(RttChoice::Last));
-        let base = 0.1;
-        cc.seed_base_rtt(Time::from_secs_f64(base));
-        {
-            let r = cc.rule_mut();
-            r.alpha = 5.0;
-            r.beta = 7.0;
-            r.prev = Some((Time::from_secs_f64(0.13), 20.0));
-        }
-        let mut s = Script::new(20.0, 20.0);
-        s.start(&mut cc);
-
         // Published rows: W_old, alpha, beta, Delta, W (after the round).
-        let w_old = [20.0, 20.0, 21.0, 21.0, 22.0, 22.0];
-        let alpha = [6.0, 6.0, 7.0, 7.0, 8.0, 8.0];
-        let beta = [8.0, 8.0, 9.0, 9.0, 10.0, 10.0];
-        let delta = [5.0, 5.0, 6.0, 6.0, 7.0, 7.0];
-        let w = [20.0, 21.0, 21.0, 22.0, 22.0, 23.0];
-        // Delta a hair above the printed integers, and the RTT rising in every column.
-        let nudge = [0.02, 0.05, 0.02, 0.05, 0.02, 0.05];
-        for j in 0..6 {
-            assert_eq!(cc.rule().prev.unwrap().1, w_old[j], "W_old at RTT_j+{j}");
-            let rtt = rtt_for(base, s.st.cwnd, delta[j] + nudge[j]);
-            s.round(&mut cc, rtt);
-            let d = cc.diff().unwrap();
-            assert_eq!(d.round(), delta[j], "Delta at RTT_j+{j}: {d}");
-            assert_eq!(cc.rule().alpha(), alpha[j], "alpha at RTT_j+{j}");
-            assert_eq!(cc.rule().beta(), beta[j], "beta at RTT_j+{j}");
-            assert_eq!(s.st.cwnd, w[j], "W at RTT_j+{j}");
-        }
+        let published = [
+            [20.0, 6.0, 8.0, 5.0, 20.0],
+            [20.0, 6.0, 8.0, 5.0, 21.0],
+            [21.0, 7.0, 9.0, 6.0, 21.0],
+            [21.0, 7.0, 9.0, 6.0, 22.0],
+            [22.0, 8.0, 10.0, 7.0, 22.0],
+            [22.0, 8.0, 10.0, 7.0, 23.0],
+        ];
+        assert_eq!(table1_trace(), published);
     }
 
     #[test]

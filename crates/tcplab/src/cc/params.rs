@@ -50,9 +50,12 @@ impl<'de> Deserialize<'de> for CcSpec {
 /// Parses an algorithm's parameters into its options struct, naming the offending field
 /// (`flows[0].cc.alpha`) on an unknown key or a wrong type. Options structs use
 /// `#[serde(default, deny_unknown_fields)]` so every parameter is optional.
-pub fn parse_params<T: DeserializeOwned>(spec: &CcSpec, field: &str) -> Result<T, ConfigError> {
+pub fn parse_params<T: DeserializeOwned + Serialize>(
+    spec: &CcSpec,
+    field: &str,
+) -> Result<T, ConfigError> {
     let value = toml::Value::Table(spec.params.clone());
-    serde_path_to_error::deserialize(value).map_err(|e| {
+    let parsed: T = serde_path_to_error::deserialize(value.clone()).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         let at = if path == "." {
@@ -64,7 +67,13 @@ pub fn parse_params<T: DeserializeOwned>(spec: &CcSpec, field: &str) -> Result<T
             at,
             format!("{} (parameters of {:?})", inner.message(), spec.name),
         )
-    })
+    })?;
+    // serde fills a struct from an array by position: refuse that as the scenario does.
+    if let Ok(canonical) = toml::Value::try_from(&parsed) {
+        crate::config::shape::tables_not_arrays(&value, &canonical)
+            .map_err(|e| ConfigError::new(format!("{field}.{}", e.field), e.message.clone()))?;
+    }
+    Ok(parsed)
 }
 
 /// Checks a parameter against a range, for algorithms' `validate` functions.
@@ -82,5 +91,39 @@ pub fn check_range(
             format!("{field}.{name}"),
             format!("{value} is out of range; allowed: {lo} to {hi}"),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Default, Deserialize, Serialize)]
+    #[serde(default, deny_unknown_fields)]
+    struct Inner {
+        a: u32,
+        b: u32,
+    }
+
+    #[derive(Debug, Default, Deserialize, Serialize)]
+    #[serde(default, deny_unknown_fields)]
+    struct Outer {
+        inner: Inner,
+    }
+
+    /// serde would fill `inner` from `[1, 2]` by position; parameters are named.
+    #[test]
+    fn a_table_given_as_an_array_is_refused() {
+        let mut spec = CcSpec::named("x");
+        spec.params
+            .insert("inner".into(), toml::Value::Array(vec![1.into(), 2.into()]));
+        let e = parse_params::<Outer>(&spec, "flows[0].cc").unwrap_err();
+        assert_eq!(e.field, "flows[0].cc.inner");
+        assert!(e.message.contains("not an array"), "{}", e.message);
+        let mut spec = CcSpec::named("x");
+        let mut t = toml::Table::new();
+        t.insert("a".into(), 1.into());
+        spec.params.insert("inner".into(), toml::Value::Table(t));
+        assert_eq!(parse_params::<Outer>(&spec, "f").unwrap().inner.a, 1);
     }
 }

@@ -8,9 +8,9 @@ use super::{
     params::check_range, parse_params, CcSpec, CcState, CongestionControl, LossInfo, Recovery,
 };
 use crate::config::ConfigError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RenoParams {
     /// Multiplicative decrease factor: ssthresh = beta * FlightSize (RFC 5681 eq. 4: 0.5).

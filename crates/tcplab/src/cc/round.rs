@@ -9,11 +9,11 @@
 //! Linux's Vegas and CTCP use the smallest RTT of each round.
 
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Which RTT of a round feeds the once-per-round computation. Sources differ, so each
 /// algorithm names its paper's choice as the default.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RttChoice {
     /// The sample of the ACK that ends the round, i.e. of the round's distinguished

@@ -14,9 +14,9 @@
 use super::reno::reno_increase;
 use super::{params::check_range, parse_params, CcSpec, CcState, CongestionControl, LossInfo};
 use crate::config::ConfigError;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ScalableParams {
     /// Increase per ACK, packets (0.01).

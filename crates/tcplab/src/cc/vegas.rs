@@ -47,10 +47,10 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use crate::tcp::rto::RtoEstimator;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// How the window responds to a loss.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossResponse {
     /// 000 section 2.2.3: cwnd to 3/4 when the lost segment had been sent once, to 1/2
@@ -61,18 +61,48 @@ pub enum LossResponse {
     Reno,
 }
 
+/// How Delta, the extra packets in the network (000 eq. (1)), is taken.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffRounding {
+    /// 000 eq. (1) as written: a real number of packets.
+    #[default]
+    Exact,
+    /// Rounded to the nearest whole packet, as NS-2's `Agent/TCP/Vegas` does
+    /// (`tcp-vegas.cc`: `int delta = int((expect - v_actual_) * v_baseRTT_ + 0.5)`), the
+    /// simulator 000 (section 4) and 003 ran. Equal-to-threshold cases then become
+    /// common: with alpha 1 and beta 3 a window grows only when Delta < 0.5 and shrinks
+    /// only when Delta >= 3.5, and Vegas-A's "beta > Delta > alpha" means Delta = 2.
+    Nearest,
+}
+
+impl DiffRounding {
+    pub fn apply(self, diff: f64) -> f64 {
+        match self {
+            DiffRounding::Exact => diff,
+            DiffRounding::Nearest => (diff + 0.5).floor(),
+        }
+    }
+}
+
 /// A preset of the mechanisms where the paper and Linux differ (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Variant {
+    /// Each member's paper: its RTT choice, the fine-grained retransmission check, cwnd to
+    /// 3/4 or 1/2 on a retransmission and 2 after a timeout (000 section 2.2.3).
     Paper,
+    /// Linux `tcp_vegas.c` rule by rule (cc/vegas_linux.rs): alpha 2, beta 4, gamma 1, the
+    /// round's minimum RTT, no fine-grained retransmission, Reno's loss response.
     Linux,
+    /// The paper's rules as tcplab's BPF port implements them (bpf/ports.toml): no
+    /// fine-grained retransmission, no loss history, cwnd 2 at the switch to Loss.
     Kernel,
 }
 
 /// The options every member of the family accepts. Unset fields take the variant's
 /// choice, then the member's default.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VegasOptions {
     /// Lower threshold alpha, packets queued (000 eq. (2); default 1 as in 000 section 2.5,
@@ -87,7 +117,7 @@ pub struct VegasOptions {
     pub rtt: Option<RttChoice>,
     /// Vegas's fine-grained retransmission check (000 section 2.2.3).
     pub fine_grained_retransmit: Option<bool>,
-    /// "vegas" or "reno".
+    /// How the window responds to a loss: "vegas" or "reno".
     pub loss_response: Option<LossResponse>,
     /// Whether the loss response knows the lost segment's history (000 section 2.2.3:
     /// no second cut for a segment sent before the last one, 1/2 for a segment that had
@@ -95,6 +125,8 @@ pub struct VegasOptions {
     pub loss_history: Option<bool>,
     /// "paper" (default), "linux" or "kernel".
     pub variant: Option<Variant>,
+    /// "exact" (default) or "nearest" (NS-2's whole packets); see [`DiffRounding`].
+    pub diff_rounding: Option<DiffRounding>,
 }
 
 /// Linux's module parameters (`tcp_vegas.c`: alpha 2, beta 4, gamma 1).
@@ -111,6 +143,7 @@ pub struct VegasConfig {
     pub rtt: RttChoice,
     pub fine_grained_retransmit: bool,
     pub loss_response: LossResponse,
+    pub diff_rounding: DiffRounding,
     /// See [`VegasOptions::loss_history`].
     pub loss_history: bool,
     /// The kernel port's window after a timeout, set when the state switches to Loss.
@@ -130,6 +163,7 @@ impl VegasConfig {
             rtt,
             fine_grained_retransmit: true,
             loss_response: LossResponse::Vegas,
+            diff_rounding: DiffRounding::Exact,
             loss_history: true,
             kernel: false,
             linux: false,
@@ -159,6 +193,15 @@ impl VegasConfig {
                     ),
                 ));
             }
+            if o.diff_rounding == Some(DiffRounding::Nearest) {
+                return Err(ConfigError::new(
+                    format!("{field}.diff_rounding"),
+                    "\"nearest\" is not allowed with variant = \"linux\", whose Diff is already \
+                     a whole number (truncated, as tcp_vegas.c computes it); omit diff_rounding, \
+                     or use variant = \"paper\""
+                        .to_string(),
+                ));
+            }
         }
         if let Some(rtt) = o
             .rtt
@@ -184,6 +227,7 @@ impl VegasConfig {
             } else {
                 LossResponse::Vegas
             }),
+            diff_rounding: o.diff_rounding.unwrap_or_default(),
             loss_history: o.loss_history.unwrap_or(!kernel),
             kernel,
             linux,
@@ -352,12 +396,12 @@ impl<R: AvoidanceRule> VegasFamily<R> {
         self.last.map(|(_, e)| e.diff)
     }
 
-    #[cfg(test)]
+    /// For worked examples (unit tests, 000 table 1 in the report).
     pub(crate) fn rule_mut(&mut self) -> &mut R {
         &mut self.rule
     }
 
-    #[cfg(test)]
+    /// For worked examples: a BaseRTT as if measured.
     pub(crate) fn seed_base_rtt(&mut self, rtt: Time) {
         self.base.observe(rtt);
     }
@@ -373,7 +417,8 @@ impl<R: AvoidanceRule> VegasFamily<R> {
             return;
         };
         let rtt = round.rtt(self.cfg.rtt, st.srtt);
-        let est = Estimate::new(st.cwnd, base_rtt, rtt);
+        let mut est = Estimate::new(st.cwnd, base_rtt, rtt);
+        est.diff = self.cfg.diff_rounding.apply(est.diff);
         self.last = Some((rtt, est));
         let view = RoundView {
             cwnd: st.cwnd,
@@ -642,6 +687,49 @@ mod tests {
         }
         s.ack(&mut cc, Some(ms(100)));
         assert_eq!(s.st.cwnd, before + 1.0);
+    }
+
+    /// NS-2's whole-packet Delta: 0.6 and 3.4 packets round to alpha 1 and beta 3, which
+    /// leave the window alone, where the exact values grow and shrink it.
+    #[test]
+    fn nearest_diff_rounding_moves_the_thresholds_half_a_packet_out() {
+        let run = |rounding: DiffRounding, rtt: Time| {
+            let mut cfg = VegasConfig::paper(RttChoice::Last);
+            cfg.diff_rounding = rounding;
+            let mut cc = new(cfg);
+            let mut s = Script::new(20.0, 20.0);
+            cc.seed_base_rtt(ms(100));
+            s.start(&mut cc);
+            s.round(&mut cc, rtt);
+            (s.st.cwnd, cc.diff().unwrap())
+        };
+        // 20 * (1 - 100/103) = 0.58 and 20 * (1 - 100/120.5) = 3.40 packets queued.
+        let (low, high) = (Time::from_micros(103_000), Time::from_micros(120_500));
+        assert_eq!(run(DiffRounding::Exact, low).0, 21.0, "0.58 < alpha: +1");
+        assert_eq!(
+            run(DiffRounding::Nearest, low),
+            (20.0, 1.0),
+            "rounds to alpha"
+        );
+        assert_eq!(run(DiffRounding::Exact, high).0, 19.0, "3.40 > beta: -1");
+        assert_eq!(
+            run(DiffRounding::Nearest, high),
+            (20.0, 3.0),
+            "rounds to beta"
+        );
+        let t: toml::Table = toml::from_str("name = 'vegas_a'\ndiff_rounding = 'nearest'").unwrap();
+        let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+        let cfg = VegasConfig::from_spec(&spec, "cc", RttChoice::Last).unwrap();
+        assert_eq!(cfg.diff_rounding, DiffRounding::Nearest);
+        let e = linux_err("diff_rounding = 'nearest'");
+        assert_eq!(e.field, "flows[0].cc.diff_rounding");
+    }
+
+    fn linux_err(extra: &str) -> ConfigError {
+        let t: toml::Table =
+            toml::from_str(&format!("name = 'vegas'\nvariant = 'linux'\n{extra}")).unwrap();
+        let spec: CcSpec = toml::Value::Table(t).try_into().unwrap();
+        from_spec(&spec, "flows[0].cc").err().unwrap()
     }
 
     #[test]

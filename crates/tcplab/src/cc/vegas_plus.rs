@@ -11,22 +11,41 @@ use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamil
 use super::{parse_params, CcSpec, CcState, LossKind};
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Vegas+'s own option; the Vegas family's are accepted beside it.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VegasPlusParams {
     /// Count at which moderate mode turns aggressive (003 section 5.1: 8 performed best).
     pub count_max: u32,
     /// How often rules 1 and 2 compare the RTT (see [`CountEvery`]).
     pub count_every: CountEvery,
+    /// Which window rules 1 and 2 require (see [`CountWindow`]).
+    pub count_window: CountWindow,
+}
+
+/// The window condition of the count rules. 003 section 5.1 (rule 1: "if RTT is larger
+/// than the previous value while the window size is not increased", count + 1; rule 2:
+/// "if RTT becomes smaller", count - 1) conditions only the increment; 002 section 6,
+/// summarising the same algorithm (its ref. [12] is 003), conditions both on an unchanged
+/// window: count + 1 if rtt > rtt_p and ws = ws_p, count - 1 if rtt < rtt_p and ws = ws_p.
+/// With the second reading an aggressive Vegas+, whose window grows on every ACK, keeps its
+/// count until losses halve it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CountWindow {
+    /// 003 section 5.1 as written: + 1 needs a window not larger than before; - 1 any window.
+    #[default]
+    NotIncreased,
+    /// 002 section 6: both moves need the window equal to the previous one.
+    Unchanged,
 }
 
 /// When Vegas+ compares the RTT with "the previous value" to move its count. 003 section
 /// 5.1 rule 1 says "on every receipt of an ACK" (the default), but its RTT is Vegas's
 /// once-per-round measurement, so the comparison may also be read once per round.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CountEvery {
     /// 003 section 5.1 rule 1 as written: each ACK's RTT sample against the previous one.
@@ -42,6 +61,7 @@ impl Default for VegasPlusParams {
         VegasPlusParams {
             count_max: 8,
             count_every: CountEvery::Ack,
+            count_window: CountWindow::NotIncreased,
         }
     }
 }
@@ -51,6 +71,7 @@ pub struct VegasPlusRule {
     beta: f64,
     count_max: u32,
     count_every: CountEvery,
+    count_window: CountWindow,
     pub(crate) count: u32,
     pub(crate) aggressive: bool,
     /// RTT sample and window at the previous ACK (or round, with `count_every = "round"`).
@@ -64,6 +85,7 @@ impl VegasPlusRule {
             beta: cfg.beta,
             count_max,
             count_every,
+            count_window: CountWindow::NotIncreased,
             count: 0,
             aggressive: false,
             prev: None,
@@ -81,12 +103,17 @@ impl VegasPlusRule {
     /// 003 section 5.1: moderate -> aggressive when count reaches count_max; aggressive
     /// -> moderate when count becomes 0.
     /// Rules 1 and 2: count + 1 if the RTT grew while the window did not; count - 1 (not
-    /// below 0) if the RTT fell.
+    /// below 0) if the RTT fell; with [`CountWindow::Unchanged`] either only when the
+    /// window equals the previous one.
     fn compare(&mut self, rtt: Time, cwnd: f64) {
         if let Some((prev_rtt, prev_cwnd)) = self.prev {
-            if rtt > prev_rtt && cwnd <= prev_cwnd {
+            let (up_ok, down_ok) = match self.count_window {
+                CountWindow::NotIncreased => (cwnd <= prev_cwnd, true),
+                CountWindow::Unchanged => (cwnd == prev_cwnd, cwnd == prev_cwnd),
+            };
+            if rtt > prev_rtt && up_ok {
                 self.count += 1;
-            } else if rtt < prev_rtt {
+            } else if rtt < prev_rtt && down_ok {
                 self.count = self.count.saturating_sub(1);
             }
         }
@@ -163,11 +190,13 @@ impl AvoidanceRule for VegasPlusRule {
 pub type VegasPlus = VegasFamily<VegasPlusRule>;
 
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<VegasPlus, ConfigError> {
-    let (rest, own) = split_params(spec, &["count_max", "count_every"]);
+    let (rest, own) = split_params(spec, &["count_max", "count_every", "count_window"]);
     let p: VegasPlusParams = parse_params(&own, field)?;
     check_range(field, "count_max", p.count_max as f64, 1.0, 1e6)?;
     let cfg = VegasConfig::from_spec(&rest, field, RttChoice::Last)?;
-    Ok(with_count_every(cfg, p.count_max, p.count_every))
+    let mut rule = VegasPlusRule::new(&cfg, p.count_max, p.count_every);
+    rule.count_window = p.count_window;
+    Ok(VegasFamily::new(cfg, rule))
 }
 
 pub fn new(cfg: VegasConfig, count_max: u32) -> VegasPlus {
@@ -216,6 +245,42 @@ mod tests {
         s.round(&mut cc, ms(160)); // Delta = 20 * 60/160 = 7.5 > beta: W - 1, RTT up
         s.round(&mut cc, ms(170));
         assert_eq!(cc.rule().count(), before + 2, "one per round");
+    }
+
+    /// 002's reading: in aggressive mode the window grows on every ACK, so falling RTTs
+    /// no longer lower the count (003's reading lowers it on each one).
+    #[test]
+    fn unchanged_window_reading_keeps_an_aggressive_count() {
+        let counts: Vec<u32> = [CountWindow::NotIncreased, CountWindow::Unchanged]
+            .into_iter()
+            .map(|reading| {
+                let (mut cc, mut s) = started(2);
+                cc.rule_mut().count_window = reading;
+                for r in [100, 100, 101, 102] {
+                    s.ack(&mut cc, Some(ms(r)));
+                }
+                assert!(cc.rule().aggressive(), "{reading:?}");
+                for r in [101, 100, 99] {
+                    s.ack(&mut cc, Some(ms(r))); // the window grows by 1/cwnd each time
+                }
+                cc.rule().count()
+            })
+            .collect();
+        assert_eq!(counts, vec![0, 2]);
+        // Within a round of moderate mode the window is fixed: both readings count down.
+        let (mut cc, mut s) = started(8);
+        cc.rule_mut().count_window = CountWindow::Unchanged;
+        for r in [100, 100, 103, 104, 102] {
+            s.ack(&mut cc, Some(ms(r)));
+        }
+        assert_eq!(cc.rule().count(), 1);
+        let mut spec = CcSpec::named("vegas_plus");
+        spec.params.insert(
+            "count_window".into(),
+            toml::Value::String("unchanged".into()),
+        );
+        let parsed = from_spec(&spec, "cc").unwrap();
+        assert_eq!(parsed.rule().count_window, CountWindow::Unchanged);
     }
 
     #[test]

@@ -17,9 +17,9 @@ use super::{
 };
 use crate::config::ConfigError;
 use crate::sim::Time;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct VenoParams {
     /// Backlog threshold between the non-congestive and congestive states, packets
@@ -40,7 +40,7 @@ pub struct VenoParams {
 /// Whether BaseRTT restarts after a loss. 001 section II-A resets it "whenever packet loss
 /// is detected, either due to time-out or duplicate acknowledgements" (the default);
 /// Linux's `tcp_veno.c` and the original Vegas keep the minimum for the connection's life.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum BaseRttReset {
     /// 001 section II-A: reset on every loss response (timeout or fast retransmit).

@@ -6,11 +6,14 @@
 
 mod error;
 pub mod jitter;
+pub mod keys;
 pub mod queues;
 pub mod schema;
+pub(crate) mod shape;
 pub(crate) mod tagged;
 pub mod traces;
 mod traffic;
+mod unique;
 pub mod units;
 mod validate;
 pub mod wlan;
@@ -25,6 +28,10 @@ pub use wlan::{ApAccess, MacSpec, RadioSpec, WlanSpec};
 
 /// Parses and validates a TOML scenario document.
 pub fn parse_scenario(text: &str) -> Result<Scenario, ConfigError> {
+    read_scenario(text).map_err(ConfigError::in_plain_words)
+}
+
+fn read_scenario(text: &str) -> Result<Scenario, ConfigError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         ConfigError::new(
             "",
@@ -34,12 +41,15 @@ pub fn parse_scenario(text: &str) -> Result<Scenario, ConfigError> {
                 + &line_hint(text, e.span()),
         )
     })?;
-    let scenario: Scenario =
-        serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
-            let outer = e.path().to_string();
-            let (field, message) = tagged::join_path(&outer, e.inner().message());
-            ConfigError::new(field, message)
-        })?;
+    let input = toml::Value::Table(table);
+    let scenario: Scenario = serde_path_to_error::deserialize(input.clone()).map_err(|e| {
+        let outer = e.path().to_string();
+        let (field, message) = tagged::join_path(&outer, e.inner().message());
+        ConfigError::new(field, message)
+    })?;
+    if let Ok(canonical) = toml::Value::try_from(&scenario) {
+        shape::tables_not_arrays(&input, &canonical)?;
+    }
     validate::validate(&scenario)?;
     Ok(scenario)
 }

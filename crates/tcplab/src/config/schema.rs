@@ -197,6 +197,8 @@ fn default_access() -> LinkSpec {
     LinkSpec::new(100e6, 0.001, 1000)
 }
 
+/// One link of a custom topology. Its own keys (not those of `link`) are listed by hand in
+/// `config::keys::schema`, because `flatten` hides them from serde's field list.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CustomLink {
@@ -420,6 +422,15 @@ pub struct TcpOptions {
     /// begin (Linux quick-ack mode, `TCP_MAX_QUICKACKS`; default: ns2 0, linux 16).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quickack: Option<u32>,
+    /// Pace every flow's segments (Linux's internal pacing at `tcp_update_pacing_rate`'s
+    /// rate; default off, as Linux without the fq qdisc). An algorithm that sets its own
+    /// pacing rate (BBR) is paced whatever this says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// Segments a paced flow may send back to back (default: ns2 1, linux 2, Linux's
+    /// `tcp_min_tso_segs` burst).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_quantum: Option<u32>,
 }
 
 /// A named set of TCP defaults.
@@ -492,16 +503,37 @@ impl TcpOptions {
             max_burst: self.max_burst.or(defaults.max_burst),
             rto_estimator: self.rto_estimator.or(defaults.rto_estimator),
             quickack: self.quickack.or(defaults.quickack),
+            pacing: self.pacing.or(defaults.pacing),
+            pacing_quantum: self.pacing_quantum.or(defaults.pacing_quantum),
         }
     }
 }
 
 /// When a flow starts: a fixed time or uniformly at random in a range.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum StartSpec {
     At(Seconds),
     Uniform { uniform: [Seconds; 2] },
+}
+
+/// A table is the uniform form, anything else a time; each keeps its own error message
+/// (serde's untagged enums say only "data did not match any variant").
+impl<'de> Deserialize<'de> for StartSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Uniform {
+            uniform: [Seconds; 2],
+        }
+        match toml::Value::deserialize(d)? {
+            table @ toml::Value::Table(_) => super::tagged::variant(table)
+                .map(|u: Uniform| StartSpec::Uniform { uniform: u.uniform }),
+            time => Seconds::deserialize(time)
+                .map(StartSpec::At)
+                .map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 impl Default for StartSpec {
@@ -575,6 +607,24 @@ pub struct FlowSpec {
     /// after the off time.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub schedule: Vec<[Seconds; 2]>,
+}
+
+impl FlowSpec {
+    /// The name of the `k`-th flow of entry `index`: `name` (default `flow<index>`), with
+    /// `.k` appended when the entry stands for more than one flow.
+    pub fn flow_name(&self, index: usize, k: u32) -> String {
+        let base = self.base_name(index);
+        if self.count > 1 {
+            format!("{base}.{k}")
+        } else {
+            base
+        }
+    }
+
+    /// `name`, or `flow<index>` if it is not set.
+    pub fn base_name(&self, index: usize) -> String {
+        self.name.clone().unwrap_or_else(|| format!("flow{index}"))
+    }
 }
 
 /// Default datagram size of a CBR flow, bytes.

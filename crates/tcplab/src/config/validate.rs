@@ -121,7 +121,7 @@ pub fn validate(s: &Scenario) -> Check {
             ));
         }
     }
-    Ok(())
+    super::unique::unique_flow_names(&s.flows)
 }
 
 fn node_list(nodes: &[String]) -> String {
@@ -326,6 +326,7 @@ fn validate_topology(t: &Topology) -> Check {
             if nodes.len() < 2 {
                 return Err(err("topology.nodes", "a network needs at least two nodes"));
             }
+            let mut names = std::collections::HashSet::with_capacity(nodes.len());
             for (i, n) in nodes.iter().enumerate() {
                 if n.is_empty() {
                     return Err(err(
@@ -333,7 +334,7 @@ fn validate_topology(t: &Topology) -> Check {
                         "a node name cannot be empty",
                     ));
                 }
-                if nodes[..i].contains(n) {
+                if !names.insert(n.as_str()) {
                     return Err(err(
                         format!("topology.nodes[{i}]"),
                         format!("{n:?} is named twice; node names must be unique"),
@@ -343,7 +344,7 @@ fn validate_topology(t: &Topology) -> Check {
             for (i, l) in links.iter().enumerate() {
                 let f = format!("topology.links[{i}]");
                 for (j, end) in l.between.iter().enumerate() {
-                    if !nodes.contains(end) {
+                    if !names.contains(end.as_str()) {
                         return Err(err(
                             format!("{f}.between[{j}]"),
                             format!("no node named {end:?}; nodes are {}", node_list(nodes)),
@@ -358,7 +359,7 @@ fn validate_topology(t: &Topology) -> Check {
                 }
                 validate_link(&f, &l.link)?;
             }
-            Ok(())
+            super::unique::unique_links(links)
         }
     }
 }
@@ -441,6 +442,15 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
                 format!("{r:?} is unknown; use {}", crate::cc::Recovery::NAMES),
             ));
         }
+    }
+    if let Some(q) = t.pacing_quantum {
+        finite_in(
+            &format!("{field}.pacing_quantum"),
+            q as f64,
+            1.0,
+            64.0,
+            "must be 1 to 64 segments",
+        )?;
     }
     if let Some(q) = t.quickack {
         finite_in(

@@ -7,7 +7,7 @@ pub mod stream;
 pub mod wifi;
 
 pub use fairness::jain_index;
-pub use stream::{SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
+pub use stream::{DiscardSeries, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
 pub use wifi::WifiRecords;
 
 use crate::net::DropCounts;

@@ -64,6 +64,17 @@ pub trait SeriesSink: Send {
     fn write(&mut self, chunk: SeriesChunk) -> Result<(), String>;
 }
 
+/// Drops every chunk: for a caller that wants only the run's summaries (the flow table of
+/// `tcplab run` without an output directory), so that its memory does not grow with the
+/// simulated duration or the sampling rate.
+pub struct DiscardSeries;
+
+impl SeriesSink for DiscardSeries {
+    fn write(&mut self, _: SeriesChunk) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// Buffers a run's samples and hands them to the sink, if there is one, every `chunk_rows`
 /// rows. Without a sink the buffer keeps everything (the in-memory records).
 pub(crate) struct SeriesBuffer {

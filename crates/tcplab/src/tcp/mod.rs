@@ -2,7 +2,11 @@
 //! timers, Tahoe/Reno/NewReno recovery, go-back-N after a timeout) and, with the `linux`
 //! options, SACK, timestamps, RFC 6675/PRR recovery, RACK-TLP and undo.
 
+pub mod pacing;
+#[cfg(test)]
+mod pacing_tests;
 mod rack;
+pub mod rate;
 pub mod receiver;
 mod recovery;
 pub mod rto;
@@ -48,6 +52,8 @@ pub struct TcpConfig {
     pub max_burst: u32,
     pub rto_estimator: RtoEstimatorKind,
     pub quickack: u32,
+    pub pacing: bool,
+    pub pacing_quantum: u32,
 }
 
 impl Default for TcpConfig {
@@ -69,6 +75,7 @@ struct Profile {
     window_growth: WindowGrowth,
     rto_estimator: RtoEstimatorKind,
     quickack: u32,
+    pacing_quantum: u32,
 }
 
 impl Profile {
@@ -89,13 +96,15 @@ impl Profile {
                 window_growth: WindowGrowth::PerAck,
                 rto_estimator: RtoEstimatorKind::Rfc6298,
                 quickack: 0,
+                pacing_quantum: 1,
             },
             // Linux 6.x: MSS 1448 (1500-byte MTU less 52 bytes of IP, TCP and timestamp
             // option), IW10 (RFC 6928, TCP_INIT_CWND), delayed ACKs with TCP_ATO_MIN 40 ms
             // and TCP_MAX_QUICKACKS 16, TCP_RTO_MAX 120 s, PRR (tcp_cwnd_reduction), SACK,
             // D-SACK, timestamps, RACK-TLP and undo on (net.ipv4.tcp_sack, tcp_dsack,
             // tcp_timestamps, tcp_recovery, tcp_early_retrans defaults), growth by the
-            // segments acknowledged, and Linux's RTO estimator.
+            // segments acknowledged, and Linux's RTO estimator. A paced flow sends two
+            // segments back to back, the smallest GSO burst (`tcp_min_tso_segs`).
             Stack::Linux => Profile {
                 mss: 1448,
                 header_bytes: 52,
@@ -108,6 +117,7 @@ impl Profile {
                 window_growth: WindowGrowth::Bytes,
                 rto_estimator: RtoEstimatorKind::Linux,
                 quickack: 16,
+                pacing_quantum: 2,
             },
         }
     }
@@ -158,6 +168,8 @@ impl TcpConfig {
             max_burst: o.max_burst.unwrap_or(0),
             rto_estimator: o.rto_estimator.unwrap_or(p.rto_estimator),
             quickack: o.quickack.unwrap_or(p.quickack),
+            pacing: o.pacing.unwrap_or(false),
+            pacing_quantum: o.pacing_quantum.unwrap_or(p.pacing_quantum),
         }
     }
 }

@@ -37,6 +37,7 @@ impl TcpSender {
     ) {
         let ack = pkt.ack;
         let prior_una = self.snd_una;
+        let prior_in_flight = self.sb.in_flight();
         if self.cfg.timestamps {
             self.latest_echo = pkt.stamp;
         }
@@ -49,11 +50,19 @@ impl TcpSender {
         let mut seq_rtt = None;
         let mut ca_rtt = None;
         if advanced {
-            // Linux `tcp_clean_rtx_queue`: RACK learns from every segment newly acked.
+            // Linux `tcp_clean_rtx_queue`: RACK and the rate estimator learn from every
+            // segment newly acked.
             let (rack, min_rtt) = (&mut self.rack, self.st.min_rtt);
+            let mut rate = self.rate.as_deref_mut();
             let acked = self.sb.advance_visiting(ack, |q, s| {
-                rack.advance(q, s.sent_at, s.has(EVER_RETRANS), now, min_rtt)
+                rack.advance(q, s.sent_at, s.has(EVER_RETRANS), now, min_rtt);
+                if let Some(r) = rate.as_mut() {
+                    r.on_delivered(q);
+                }
             });
+            if let Some(r) = rate {
+                r.trim(ack);
+            }
             facts.delivered += acked.newly;
             facts.cumulative = ack - prior_una;
             self.snd_una = ack;
@@ -104,15 +113,23 @@ impl TcpSender {
         }
 
         let newly_lost = self.detect_losses(now, advanced);
+        self.note_lost(newly_lost, true);
         self.congestion_state(now, ack, advanced, newly_lost);
         self.refresh(now);
-        match self.st.ca_state {
-            CaState::Recovery => self.reduce_cwnd(facts.delivered, newly_lost, advanced),
-            _ if advanced => {
-                let credit = self.growth_credit(facts.delivered);
-                self.cc.cong_avoid(&mut self.st, credit);
+        // Linux `tcp_cong_control`: the algorithm's own `cong_control`, else PRR in
+        // recovery or growth, then the default pacing rate. An old ACK (below snd_una)
+        // goes no further than SACK processing in Linux; its sample is dropped.
+        if !self.control_rate(now, ca_rtt, prior_in_flight, ack >= prior_una) {
+            match self.st.ca_state {
+                _ if self.rate_driven => {}
+                CaState::Recovery => self.reduce_cwnd(facts.delivered, newly_lost, advanced),
+                _ if advanced => {
+                    let credit = self.growth_credit(facts.delivered);
+                    self.cc.cong_avoid(&mut self.st, credit);
+                }
+                _ => {}
             }
-            _ => {}
+            self.update_default_pacing();
         }
         self.clamp_cwnd();
         self.send_from_scoreboard(now);
@@ -142,6 +159,9 @@ impl TcpSender {
                     continue;
                 };
                 facts.delivered += 1;
+                if let Some(r) = &mut self.rate {
+                    r.on_delivered(q);
+                }
                 let re = before.has(EVER_RETRANS);
                 self.rack
                     .advance(q, before.sent_at, re, now, self.st.min_rtt);
@@ -177,14 +197,17 @@ impl TcpSender {
         }
         if !self.cfg.sack {
             // Linux `tcp_newreno_mark_lost`: without SACK the oldest segment is lost after
-            // `dupthresh` duplicates, and again after each partial ACK in recovery.
+            // `dupthresh` duplicates, and again after each partial ACK in recovery. An ACK
+            // that reaches `high_seq` is not partial: it ends recovery (Linux checks the
+            // exit first), and the oldest segment then is new data still in flight.
             let head_lost = self
                 .sb
                 .get(self.snd_una)
                 .is_some_and(|s| s.has(super::scoreboard::LOST));
+            let partial = advanced && self.snd_una < self.high_seq;
             let due = (self.st.ca_state < CaState::Recovery
                 && self.dupacks >= self.cfg.dupack_threshold)
-                || (self.st.ca_state == CaState::Recovery && advanced);
+                || (self.st.ca_state == CaState::Recovery && partial);
             if due && !head_lost {
                 return u32::from(self.sb.mark_lost(self.snd_una));
             }
@@ -254,8 +277,11 @@ impl TcpSender {
                 let was = self.st.ca_state;
                 if !self.try_undo(now) {
                     if was == CaState::Recovery {
-                        // RFC 6937 / Linux `tcp_end_cwnd_reduction`: leave at ssthresh.
-                        self.st.cwnd = self.st.ssthresh;
+                        // RFC 6937 / Linux `tcp_end_cwnd_reduction`: leave at ssthresh,
+                        // unless the algorithm sets the window itself.
+                        if !self.rate_driven {
+                            self.st.cwnd = self.st.ssthresh;
+                        }
                         self.cc.cwnd_event(&mut self.st, CaEvent::CompleteCwr);
                     }
                     self.set_ca_state(CaState::Open);
@@ -311,7 +337,7 @@ impl TcpSender {
         self.tlp_high_seq = None;
         self.stats.fast_retransmits += 1;
         self.set_ca_state(CaState::Recovery);
-        if self.recovery == Recovery::Rfc6675 {
+        if self.recovery == Recovery::Rfc6675 && !self.rate_driven {
             // RFC 6675 section 5 step 4.2.
             self.st.cwnd = self.st.ssthresh;
         }
@@ -367,7 +393,7 @@ impl TcpSender {
     /// slow-start back towards ssthresh, one extra segment per ACK that advances without
     /// new losses (PRR-SSRB). RFC 6675 recovery keeps cwnd = ssthresh instead.
     fn reduce_cwnd(&mut self, delivered: u32, newly_lost: u32, advanced: bool) {
-        if self.recovery != Recovery::Prr {
+        if self.recovery != Recovery::Prr || self.rate_driven {
             return;
         }
         if delivered == 0 && self.prr_out > 0 {
@@ -414,7 +440,9 @@ impl TcpSender {
             self.start_undo_episode();
             self.prior_cwnd = self.st.cwnd;
             self.st.ssthresh = self.cc.ssthresh(&self.st, &info).max(1.0);
-            self.st.cwnd = self.st.ssthresh;
+            if !self.rate_driven {
+                self.st.cwnd = self.st.ssthresh;
+            }
             self.cc.cwnd_event(&mut self.st, CaEvent::CompleteCwr);
             self.record_loss(now, high.saturating_sub(1), LossKind::LossProbe, before);
         } else if !advanced && facts.delivered == 0 {
@@ -504,6 +532,7 @@ impl TcpSender {
     pub(super) fn on_reorder_timer(&mut self, now: Time) {
         self.refresh(now);
         let lost = self.rack_detect_loss(now);
+        self.note_lost(lost, false);
         if lost > 0 && self.st.ca_state <= CaState::Disorder {
             self.enter_recovery(now);
             self.reduce_cwnd(1, 0, false);
@@ -531,7 +560,8 @@ impl TcpSender {
             self.st.ssthresh = self.cc.ssthresh(&self.st, &info).max(1.0);
             self.cc.cwnd_event(&mut self.st, CaEvent::Loss);
         }
-        self.sb.mark_all_lost(true);
+        let lost = self.sb.mark_all_lost(true);
+        self.note_lost(lost, false);
         self.st.cwnd = self.cc.cwnd_after_timeout().max(1.0);
         self.high_seq = self.snd_max;
         self.dupacks = 0;
@@ -561,6 +591,9 @@ impl TcpSender {
             let Some(q) = self.sb.next_lost(cursor) else {
                 break;
             };
+            if self.pacing_holds(now) {
+                return; // Linux paces retransmissions too (`tcp_xmit_retransmit_queue`)
+            }
             let head = q == self.snd_una;
             self.note_retransmission(now);
             self.transmit(q, now);
@@ -578,6 +611,7 @@ impl TcpSender {
             && self.sb.in_flight() < cwnd
             && self.snd_nxt < self.app_limit
             && self.snd_nxt < rwnd_end
+            && !self.pacing_holds(now)
         {
             let first = self.sb.is_empty();
             self.transmit(self.snd_nxt, now);
@@ -589,6 +623,9 @@ impl TcpSender {
                 self.set_xmit_timer(now);
             }
             budget -= 1;
+        }
+        if self.snd_nxt >= self.app_limit {
+            self.check_app_limited();
         }
     }
 }
@@ -701,6 +738,54 @@ mod tests {
         assert_eq!(s.stats.undos, 1);
         assert_eq!(s.st.cwnd, before);
         assert_eq!(s.st.ca_state, CaState::Open);
+    }
+
+    /// A rate-driven algorithm whose cwnd grows by one segment per ACK, recovery or not,
+    /// so that new data goes out during recovery.
+    struct Growing;
+
+    impl crate::cc::CongestionControl for Growing {
+        fn name(&self) -> &'static str {
+            "growing"
+        }
+        fn ssthresh(&mut self, st: &crate::cc::CcState, _: &crate::cc::LossInfo) -> f64 {
+            st.ssthresh
+        }
+        fn cong_avoid(&mut self, _: &mut crate::cc::CcState, _: u32) {}
+        fn controls_rate(&self) -> bool {
+            true
+        }
+        fn cong_control(&mut self, st: &mut crate::cc::CcState, _: &crate::cc::RateSample) {
+            st.cwnd += 1.0;
+        }
+    }
+
+    /// Without SACK the ACK that reaches `high_seq` ends recovery: the oldest segment
+    /// outstanding then is new data in flight, not a hole (Linux checks the exit before
+    /// `tcp_newreno_mark_lost`), so no second recovery starts.
+    #[test]
+    fn without_sack_the_ack_ending_recovery_marks_nothing_lost() {
+        let cfg = TcpConfig::from_options(&TcpOptions {
+            stack: Some(Stack::Linux),
+            sack: Some(false),
+            ..TcpOptions::default()
+        });
+        let mut s = TcpSender::new(0, 0, 1, &cfg, Box::new(Growing), Recovery::Prr, None);
+        s.start(Time::ZERO);
+        s.on_ack(ms(100), &ack(1, Time::ZERO), None);
+        // Segment 1 is lost: three duplicates, each letting one new segment go.
+        for t in [101, 102, 103] {
+            s.on_ack(ms(t), &ack(1, Time::ZERO), None);
+        }
+        assert_eq!(s.st.ca_state, CaState::Recovery);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        let high_seq = s.high_seq;
+        assert!(s.snd_max > high_seq, "new data sent in recovery");
+        // The retransmission fills the hole: the ACK reaches high_seq exactly.
+        s.on_ack(ms(200), &ack(high_seq, ms(103)), None);
+        assert_eq!(s.st.ca_state, CaState::Open);
+        assert_eq!(s.stats.fast_retransmits, 1, "no spurious second recovery");
+        assert_eq!(s.sb.lost, 0);
     }
 
     /// Linux `tcp_enter_loss`: a timeout marks what is outstanding lost and resends it in

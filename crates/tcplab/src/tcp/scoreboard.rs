@@ -153,11 +153,15 @@ impl Scoreboard {
 
     /// Everything outstanding and not SACKed is deemed lost, no retransmission in flight
     /// (Linux `tcp_enter_loss`; `keep_sacked` false forgets SACKs as after reneging).
-    pub fn mark_all_lost(&mut self, keep_sacked: bool) {
+    /// Returns how many segments were marked: those not lost before, and those whose
+    /// retransmission was in flight (as [`mark_lost`](Self::mark_lost) counts).
+    pub fn mark_all_lost(&mut self, keep_sacked: bool) -> u32 {
+        let mut marked = 0;
         for s in &mut self.segs {
             if keep_sacked && s.has(SACKED) {
                 continue;
             }
+            marked += u32::from(!s.has(LOST) || s.has(RETRANS));
             s.flags = (s.flags & EVER_RETRANS) | LOST;
         }
         if !keep_sacked {
@@ -166,6 +170,7 @@ impl Scoreboard {
         }
         self.retrans = 0;
         self.lost = self.len() - self.sacked;
+        marked
     }
 
     /// The first segment at or after `from` that is lost and not being retransmitted.

@@ -8,7 +8,9 @@
 //!
 //! The window rules are delegated to a [`CongestionControl`]. Segments are numbered from 0.
 
+use super::pacing::{self, Pacer};
 use super::rack::Rack;
+use super::rate::RateEstimator;
 use super::rto::RtoEstimator;
 use super::sack::AckOptions;
 use super::scoreboard::{Scoreboard, EVER_RETRANS};
@@ -16,7 +18,7 @@ use super::timer::{Fired, LazyTimer};
 use super::TcpConfig;
 use crate::cc::{
     AckEvent, AckSample, CaEvent, CaState, CcState, CongestionControl, LossInfo, LossKind, LossTag,
-    ProbePoint, Recovery, RetransmitProbe,
+    ProbePoint, RateSample, Recovery, RetransmitProbe,
 };
 use crate::config::{PartialAckTimer, WindowGrowth};
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
@@ -121,6 +123,15 @@ pub struct TcpSender {
     /// Packets to transmit, drained by the world after every call.
     pub outbox: Vec<Packet>,
     timer_request: Option<Time>,
+    /// The algorithm sets cwnd and the pacing rate through `cong_control`
+    /// ([`CongestionControl::controls_rate`]), so the sender's own window rules stand aside.
+    pub(super) rate_driven: bool,
+    /// Pacing (pacing.rs), for a flow that is rate-driven or has the `pacing` option.
+    pub(super) pacer: Option<Pacer>,
+    /// Delivery-rate estimation (rate.rs), for a paced flow.
+    pub(super) rate: Option<Box<RateEstimator>>,
+    /// A pacing wake-up the world must schedule, if the last call asked for one.
+    pace_request: Option<Time>,
 }
 
 impl TcpSender {
@@ -145,6 +156,9 @@ impl TcpSender {
         let mut st = CcState::new(initial_cwnd, cfg.initial_ssthresh, cfg.mss, cfg.rwnd);
         st.rto = cfg.initial_rto;
         st.ack_stride = if cfg.delayed_ack { 2 } else { 1 };
+        st.pacing_quantum = cfg.pacing_quantum;
+        let rate_driven = cc.controls_rate();
+        let paced = rate_driven || cfg.pacing;
         TcpSender {
             flow,
             src,
@@ -192,6 +206,10 @@ impl TcpSender {
             losses: Vec::new(),
             outbox: Vec::with_capacity(8),
             timer_request: None,
+            rate_driven,
+            pacer: paced.then(|| Pacer::new(cfg.pacing_quantum, cfg.mss)),
+            rate: paced.then(Box::default),
+            pace_request: None,
             cfg: cfg.clone(),
         }
     }
@@ -226,6 +244,25 @@ impl TcpSender {
         self.timer_request.take()
     }
 
+    /// A time at which the world must deliver a pacing event, if the last call asked.
+    pub fn take_pace_request(&mut self) -> Option<Time> {
+        self.pace_request.take()
+    }
+
+    /// The algorithm's variables, then for a paced flow its delivery rate (once measured)
+    /// and pacing rate (once limited), bytes of payload per second as Linux's `tcp_info`.
+    pub fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
+        self.cc.variables(out);
+        if let Some(rate) = &self.rate {
+            if let Some(v) = rate.delivery_rate(self.cfg.mss) {
+                out.push(("delivery_rate", v));
+            }
+            if self.st.pacing_rate.is_finite() {
+                out.push(("pacing_rate", self.st.pacing_rate));
+            }
+        }
+    }
+
     /// The application starts: initialise the algorithm and send the first window. A
     /// later call, after [`stop`](Self::stop), resumes (an on/off schedule).
     pub fn start(&mut self, now: Time) {
@@ -253,6 +290,8 @@ impl TcpSender {
     /// `CA_EVENT_TX_START` on the first send after idle).
     fn resume(&mut self, now: Time) {
         self.app_limit = self.app_total;
+        // The application writes into an empty send queue (Linux checks then).
+        self.check_app_limited();
         self.refresh(now);
         if self.snd_nxt == self.snd_una {
             self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
@@ -267,6 +306,15 @@ impl TcpSender {
         self.st.in_flight = self.flight();
         self.st.srtt = self.rto.srtt();
         self.st.rto = self.rto.rto();
+        if let Some(p) = &self.pacer {
+            self.st.pacing_next = p.next_send();
+        }
+        if let Some(r) = &self.rate {
+            self.st.delivered = r.delivered;
+            self.st.delivered_time = r.delivered_time;
+            self.st.lost = r.lost;
+            self.st.app_limited = r.app_limited;
+        }
     }
 
     pub(super) fn set_ca_state(&mut self, s: CaState) {
@@ -289,6 +337,9 @@ impl TcpSender {
 
     pub(super) fn transmit(&mut self, seq: u32, now: Time) {
         let retransmit = seq < self.snd_max;
+        if let Some(r) = &mut self.rate {
+            r.on_send(seq, now, retransmit, self.sb.is_empty());
+        }
         if retransmit {
             self.sb.retransmitted(seq, now);
             self.stats.retransmissions += 1;
@@ -303,6 +354,9 @@ impl TcpSender {
         };
         self.stats.segments_sent += 1;
         self.event_sends += 1;
+        if let Some(p) = &mut self.pacer {
+            p.on_send(now, payload, self.st.pacing_rate);
+        }
         self.outbox.push(Packet {
             uid: 0,
             flow: self.flow,
@@ -350,10 +404,97 @@ impl TcpSender {
         while self.snd_nxt < self.app_limit
             && self.snd_nxt < self.snd_una.saturating_add(wnd)
             && budget > 0
+            && !self.pacing_holds(now)
         {
             self.transmit(self.snd_nxt, now);
             self.snd_nxt += 1;
             budget -= 1;
+        }
+        if self.snd_nxt >= self.app_limit {
+            self.check_app_limited();
+        }
+    }
+
+    /// Whether pacing holds the next segment back at `now`; if so, asks for a wake-up at
+    /// its slot. Asked last, when the window would let the segment go.
+    pub(super) fn pacing_holds(&mut self, now: Time) -> bool {
+        let Some(p) = &mut self.pacer else {
+            return false;
+        };
+        if p.may_send(now) {
+            return false;
+        }
+        if let Some(at) = p.request_wakeup() {
+            self.pace_request = Some(at);
+        }
+        true
+    }
+
+    /// Handles the pacing event scheduled for `at`: sends what the window allows.
+    pub fn on_pace_timer(&mut self, at: Time, now: Time) {
+        self.event_sends = 0;
+        if self.pacer.as_mut().is_some_and(|p| p.on_wakeup(at)) {
+            self.send(now);
+        }
+    }
+
+    /// The application has nothing more to send: if the window is open and every lost
+    /// segment was resent, the coming rate samples are application-limited (draft-cheng
+    /// section 3.4; Linux `tcp_rate_check_app_limited`).
+    pub(super) fn check_app_limited(&mut self) {
+        let in_flight = self.flight();
+        let window_open = (in_flight as f64) < self.st.cwnd && self.sb.lost <= self.sb.retrans;
+        if let Some(r) = self.rate.as_deref_mut().filter(|_| window_open) {
+            r.mark_app_limited(in_flight);
+        }
+    }
+
+    /// `n` segments were marked lost; `on_ack` when it happened while processing an ACK,
+    /// whose rate sample then counts them (Linux counts `tp->lost` from timers too, but
+    /// a sample's losses only from its ACK).
+    pub(super) fn note_lost(&mut self, n: u32, on_ack: bool) {
+        if let Some(r) = &mut self.rate {
+            if on_ack {
+                r.on_lost(n);
+            } else {
+                r.lost += n as u64;
+            }
+            self.st.lost = r.lost;
+        }
+    }
+
+    /// The end of an ACK for rate estimation and pacing: the rate sample (Linux
+    /// `tcp_rate_gen`), then for a rate-driven algorithm its `cong_control`, unless the
+    /// ACK is older than `snd_una` (`current` false), whose sample is dropped as Linux
+    /// does. Returns whether the algorithm set the window, which the caller's own rules
+    /// then leave alone.
+    pub(super) fn control_rate(
+        &mut self,
+        now: Time,
+        rtt: Option<Time>,
+        prior_in_flight: u32,
+        current: bool,
+    ) -> bool {
+        let Some(r) = self.rate.as_deref_mut() else {
+            return false;
+        };
+        let rs: RateSample = r.sample(now, self.st.min_rtt, rtt, prior_in_flight);
+        if !self.rate_driven || !current {
+            return false;
+        }
+        self.refresh(now);
+        self.cc.cong_control(&mut self.st, &rs);
+        if let Some(r) = &mut self.rate {
+            r.app_limited = self.st.app_limited;
+        }
+        true
+    }
+
+    /// Linux `tcp_update_pacing_rate`, after the window rules of an algorithm that does not
+    /// set the pacing rate itself.
+    pub(super) fn update_default_pacing(&mut self) {
+        if self.pacer.is_some() && !self.rate_driven {
+            self.st.pacing_rate = pacing::default_rate(&self.st, self.sb.len());
         }
     }
 
@@ -429,10 +570,15 @@ impl TcpSender {
         if self.uses_scoreboard() {
             self.on_ack_scoreboard(now, pkt, options);
         } else {
+            let prior_in_flight = self.flight();
+            let mut rtt = None;
             if ack > self.snd_una {
-                self.on_new_ack(now, ack);
+                rtt = self.on_new_ack(now, ack);
             } else if ack == self.snd_una && self.snd_una < self.snd_max {
                 self.on_dupack(now, ack);
+            }
+            if !self.control_rate(now, rtt, prior_in_flight, ack >= self.snd_una) {
+                self.update_default_pacing();
             }
             self.try_send(now);
         }
@@ -455,12 +601,20 @@ impl TcpSender {
         self.stats.rtt_sum += rtt.as_secs_f64();
     }
 
-    fn on_new_ack(&mut self, now: Time, ack: u32) {
+    /// Returns the RTT sample the ACK gave, if any.
+    fn on_new_ack(&mut self, now: Time, ack: u32) -> Option<Time> {
         let newly = ack - self.snd_una;
         let mut restart_timer = true;
         // Karn's rule (RFC 6298 section 3): no sample when the ACK covers a retransmitted
         // segment; otherwise time the newest segment acknowledged.
-        let acked = self.sb.advance(ack);
+        let acked = match self.rate.as_deref_mut() {
+            None => self.sb.advance(ack),
+            Some(r) => {
+                let acked = self.sb.advance_visiting(ack, |q, _| r.on_delivered(q));
+                r.trim(ack);
+                acked
+            }
+        };
         let rtt = if acked.retransmitted {
             None
         } else {
@@ -489,22 +643,29 @@ impl TcpSender {
             if full {
                 // RFC 5681 step 6 / RFC 6582 step 3: deflate to ssthresh and leave recovery.
                 self.in_fast_recovery = false;
-                self.st.cwnd = self.st.ssthresh.max(1.0);
+                if !self.rate_driven {
+                    self.st.cwnd = self.st.ssthresh.max(1.0);
+                }
                 self.set_ca_state(CaState::Open);
                 self.cc.cwnd_event(&mut self.st, CaEvent::CompleteCwr);
             } else {
                 // RFC 6582 step 4: partial ACK: retransmit the next hole, deflate by the
                 // amount acknowledged and add back one segment; reset the timer on the first.
+                self.note_lost(1, true);
                 self.transmit(self.snd_una, now);
-                self.st.cwnd = (self.st.cwnd - newly as f64 + 1.0).max(1.0);
+                if !self.rate_driven {
+                    self.st.cwnd = (self.st.cwnd - newly as f64 + 1.0).max(1.0);
+                }
                 let first = std::mem::take(&mut self.first_partial_ack);
                 restart_timer =
                     first || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
             }
         } else {
-            let credit = self.growth_credit(newly);
-            self.cc.cong_avoid(&mut self.st, credit);
-            self.st.cwnd = self.st.cwnd.max(1.0);
+            if !self.rate_driven {
+                let credit = self.growth_credit(newly);
+                self.cc.cong_avoid(&mut self.st, credit);
+                self.st.cwnd = self.st.cwnd.max(1.0);
+            }
             if self.st.ca_state == CaState::Disorder
                 || (self.st.ca_state == CaState::Loss && self.recover.is_none_or(|r| ack >= r))
             {
@@ -526,6 +687,7 @@ impl TcpSender {
         } else if restart_timer {
             self.arm_timer(now);
         }
+        rtt
     }
 
     fn on_dupack(&mut self, now: Time, ack: u32) {
@@ -542,7 +704,9 @@ impl TcpSender {
         );
         if self.in_fast_recovery {
             // RFC 5681 step 4: each further duplicate inflates the window by one segment.
-            self.st.cwnd += 1.0;
+            if !self.rate_driven {
+                self.st.cwnd += 1.0;
+            }
             return;
         }
         // RFC 6582 section 3.2 step 1 and section 4 (NS-2's `bugfix_`: highest_ack_ >
@@ -618,6 +782,7 @@ impl TcpSender {
         let ssthresh = self.cc.ssthresh(&self.st, &info);
         self.st.ssthresh = ssthresh.max(1.0);
         self.recover = Some(self.snd_max);
+        self.note_lost(1, true);
         match kind {
             LossKind::EarlyRetransmit => self.stats.early_retransmits += 1,
             _ => self.stats.fast_retransmits += 1,
@@ -633,7 +798,9 @@ impl TcpSender {
             }
             _ => {
                 // RFC 5681 step 3: cwnd = ssthresh + the segments known to have left.
-                self.st.cwnd = self.st.ssthresh + self.dupacks as f64;
+                if !self.rate_driven {
+                    self.st.cwnd = self.st.ssthresh + self.dupacks as f64;
+                }
                 self.in_fast_recovery = true;
                 self.first_partial_ack = true;
                 self.set_ca_state(CaState::Recovery);
@@ -694,6 +861,7 @@ impl TcpSender {
         self.in_fast_recovery = false;
         self.dupacks = 0;
         self.recover = Some(self.snd_max);
+        self.note_lost(self.snd_max - self.snd_una, false);
         self.set_ca_state(CaState::Loss);
         self.rto.back_off();
         self.snd_nxt = self.snd_una;

@@ -116,13 +116,9 @@ impl World {
             let cfg = TcpConfig::from_options(&spec.tcp.or(&s.tcp));
             for k in 0..spec.count {
                 let id = flows.len() as u32;
-                let base = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
-                let name = if spec.count > 1 {
-                    format!("{base}.{k}")
-                } else {
-                    base
-                };
-                let cc = cc::build(cc_spec, &format!("{field}.cc"))?;
+                let name = spec.flow_name(i, k);
+                let mut cc = cc::build(cc_spec, &format!("{field}.cc"))?;
+                cc.set_random_stream(RngStream::new(seed, &format!("cc:{name}")));
                 let recovery = spec
                     .recovery
                     .as_deref()
@@ -212,6 +208,7 @@ impl World {
             prefetch,
             cc_vars: Vec::new(),
             traces: super::trace::Traces::requested(taps),
+            interrupt: None,
         })
     }
 }

@@ -7,6 +7,7 @@
 mod accounting;
 mod build;
 mod drop_log;
+mod interrupt;
 mod lanes;
 mod prefetch;
 mod records;
@@ -27,6 +28,7 @@ use thiserror::Error;
 
 pub use accounting::ConservationReport;
 pub use drop_log::DropLog;
+pub use interrupt::{InterruptHook, POLL_EVENTS, POLL_INTERVAL};
 pub use udp::UdpFlow;
 
 /// Why a run could not produce records.
@@ -40,6 +42,9 @@ pub enum RunError {
     /// Output the scenario asks for (pcap traces) could not be written.
     #[error("output: {0}")]
     Output(String),
+    /// The interrupt hook ([`World::interrupt_with`]) asked the run to stop.
+    #[error("the run was interrupted")]
+    Interrupted,
 }
 
 /// Something that happens at a point in simulated time.
@@ -52,6 +57,8 @@ pub enum Event {
     Arrive(Packet),
     /// A sender's retransmission timer event, scheduled for the given time.
     RtoTimer(FlowId, Time),
+    /// A paced sender's next slot, scheduled for the given time.
+    PaceTimer(FlowId, Time),
     /// A receiver's delayed-ACK timer event.
     DelAckTimer(FlowId, Time),
     FlowStart(FlowId),
@@ -113,6 +120,8 @@ pub struct World {
     prefetch: prefetch::Prefetch,
     cc_vars: Vec<(&'static str, f64)>,
     traces: trace::Traces,
+    /// Asked between events whether to stop (see [`World::interrupt_with`]).
+    interrupt: Option<interrupt::Interrupt>,
 }
 
 /// Parses, builds and runs a scenario document; `seed` overrides the document's.
@@ -158,6 +167,9 @@ impl World {
     pub fn run(mut self) -> Result<RunRecords, RunError> {
         self.check_traces_opened()?;
         self.advance_to(self.end);
+        if self.interrupt.as_ref().is_some_and(|i| i.requested) {
+            return Err(RunError::Interrupted);
+        }
         for f in 0..self.flows.len() as FlowId {
             self.record_losses(f); // (every call that makes one is flushed; for safety)
         }
@@ -176,13 +188,21 @@ impl World {
         self.series.stream_to(sink, chunk_rows);
     }
 
+    /// Lets `hook` stop the run: it is asked between events, about every
+    /// [`POLL_INTERVAL`] of wall time, and once it returns true the run stops and
+    /// [`run`](Self::run) returns [`RunError::Interrupted`] (for Ctrl-C).
+    pub fn interrupt_with(&mut self, hook: InterruptHook) {
+        self.interrupt = Some(interrupt::Interrupt::new(hook));
+    }
+
     /// Names of the wired link directions, indexed by link id (the `link` column of the
     /// queue series).
     pub fn link_names(&self) -> Vec<String> {
         self.links.iter().map(|l| l.name.clone()).collect()
     }
 
-    /// Processes every event up to and including `t` (at most the end of the run).
+    /// Processes every event up to and including `t` (at most the end of the run), or
+    /// up to the event after which the interrupt hook asked to stop.
     pub fn advance_to(&mut self, t: Time) {
         let t = t.min(self.end);
         while let Some(due) = self.sched.due(t) {
@@ -195,6 +215,11 @@ impl World {
             );
             self.now = due.at();
             self.dispatch(ev);
+            if let Some(interrupt) = &mut self.interrupt {
+                if interrupt.poll(self.sched.events_processed()) {
+                    return;
+                }
+            }
         }
         self.now = t;
     }
@@ -211,6 +236,11 @@ impl World {
             Event::RtoTimer(f, at) => {
                 let now = self.now;
                 self.flows[f as usize].sender.on_timer(at, now);
+                self.flush_sender(f);
+            }
+            Event::PaceTimer(f, at) => {
+                let now = self.now;
+                self.flows[f as usize].sender.on_pace_timer(at, now);
                 self.flush_sender(f);
             }
             Event::DelAckTimer(f, at) => {
@@ -251,6 +281,9 @@ impl World {
         let flow = &mut self.flows[f as usize];
         if let Some(at) = flow.sender.take_timer_request() {
             self.sched.schedule_timer(at, Event::RtoTimer(f, at));
+        }
+        if let Some(at) = flow.sender.take_pace_request() {
+            self.sched.schedule_timer(at, Event::PaceTimer(f, at));
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
         for p in out.drain(..) {
@@ -543,7 +576,7 @@ impl World {
             s.in_flight.push(st.in_flight);
             s.bytes_delivered.push(flow.receiver.stats.bytes_delivered);
             self.cc_vars.clear();
-            flow.sender.cc().variables(&mut self.cc_vars);
+            flow.sender.variables(&mut self.cc_vars);
             for &(name, value) in &self.cc_vars {
                 let c = &mut self.series.rows.cc_series;
                 c.time.push(t);

@@ -60,12 +60,7 @@ pub(super) fn build_udp_flows(
         let packet_size = spec.packet_size.unwrap_or(DEFAULT_CBR_PACKET_SIZE);
         for k in 0..spec.count {
             let id = first_id + out.len() as u32;
-            let base = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
-            let name = if spec.count > 1 {
-                format!("{base}.{k}")
-            } else {
-                base
-            };
+            let name = spec.flow_name(i, k);
             let mut rng = RngStream::new(s.simulation.seed, &format!("flow:{name}"));
             let app = AppSchedule::for_flow(spec, &mut rng);
             super::build::schedule_periods(sched, &app, id);
