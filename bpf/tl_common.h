@@ -4,8 +4,10 @@
  * "windows are in packets and fractional"). The kernel's snd_cwnd is a whole number, so
  * each algorithm keeps a shadow window with TL_FP_SHIFT fractional bits in the CA private
  * area and writes its integer part to the socket. When the stack itself changes snd_cwnd
- * (PRR during recovery, cwnd = ssthresh when recovery ends, in_flight + 1 after a timeout)
- * the shadow follows it at the next hook (tl_sync). BPF has no floating point; RTTs are
+ * (PRR during recovery, cwnd = ssthresh when recovery ends, in_flight + 1 after a timeout,
+ * an undo) the shadow follows it at the next hook (tl_sync); every port has pkts_acked,
+ * which runs on every ACK, so that no write goes unseen (PRR's windows may return to the
+ * shadow's integer part). BPF has no floating point; RTTs are
  * whole microseconds and all divisions are unsigned 64-bit. */
 #ifndef TL_COMMON_H
 #define TL_COMMON_H

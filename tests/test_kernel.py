@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -93,6 +94,24 @@ def test_a_port_that_misses_the_stacks_writes_fails(tmp_path):
     subprocess.run(["make", "-s", f"OUT={tmp_path}", str(exe)], cwd=src, check=True)
     p = subprocess.run([str(exe), str(VECTORS / "tl_reno.txt")], capture_output=True, text=True)
     assert p.returncode == 1, p.stdout
+
+
+def test_the_mutation_check_catches_a_named_mutant():
+    """scripts/mutate-bpf.py on one of issue 19's planted changes (the full run is slow)."""
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "mutate-bpf.py"),
+            "--jobs",
+            "1",
+            "--only",
+            "epsilon 17/25 -> 18/25",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "CODE's epsilon 17/25 -> 18/25 (`tl_code.c:8`): caught" in p.stdout
 
 
 def test_plan_refuses_what_the_bed_cannot_do():

@@ -45,11 +45,19 @@ def test_docs_table_is_the_manifests():
     text = DOC.read_text()
     m = re.search(r"<!-- ports: begin[^\n]*-->\n(.*?)<!-- ports: end -->", text, re.S)
     assert m, "docs/kernel.md lacks the ports markers"
-    assert m.group(1) == kernel_ports.markdown(kernel.PORTS), "regenerate with `tcplab kernel ports`"
+    assert m.group(1) == kernel_ports.markdown(kernel.PORTS), (
+        "regenerate with `tcplab kernel ports --markdown`"
+    )
 
 
-def test_cli_prints_the_table():
+def test_cli_prints_the_ports_and_the_docs_table():
     r = CliRunner().invoke(kernel.app, ["ports"])
+    assert r.exit_code == 0 and r.output == kernel_ports.text(kernel.PORTS)
+    assert all(len(line) <= 80 for line in r.output.splitlines())
+    for p in kernel.PORTS.ports:
+        assert f"{p.kernel} ({' / '.join(p.simulator)})" in r.output
+    assert "loss_history = false" in r.output
+    r = CliRunner().invoke(kernel.app, ["ports", "--markdown"])
     assert r.exit_code == 0 and r.output == kernel_ports.markdown(kernel.PORTS)
 
 

@@ -100,6 +100,7 @@ int main(int argc, char **argv)
 				failed++;
 			}
 			memset(&tp, 0, sizeof(tp));
+			tp.snd_cwnd_clamp = ~0u; /* tcp_init_sock's: no clamp */
 			last_post_c = last_post_s = NAN;
 			pending_timeout = 0;
 		}

@@ -244,6 +244,8 @@ def list_cmd() -> None:
 
 
 @app.command("ports")
-def ports_cmd() -> None:
-    """The manifest of ports (bpf/ports.toml) as docs/kernel.md's table."""
-    typer.echo(kernel_ports.markdown(PORTS), nl=False)
+def ports_cmd(
+    markdown: Annotated[bool, typer.Option(help="docs/kernel.md's table instead.")] = False,
+) -> None:
+    """The kernel ports (bpf/ports.toml) and how each differs from the simulator."""
+    typer.echo(kernel_ports.markdown(PORTS) if markdown else kernel_ports.text(PORTS), nl=False)

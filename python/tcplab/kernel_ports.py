@@ -3,10 +3,12 @@ controls, which the BPF build, the Rust vector generator, this package, the test
 docs/kernel.md all read (see the file's header for its fields).
 
 ``load`` checks every entry and names the entry and field of any mistake, so that adding a
-port fails early and clearly; ``markdown`` renders the table docs/kernel.md carries."""
+port fails early and clearly; ``markdown`` renders the table docs/kernel.md carries and
+``text`` the same for a terminal."""
 
 from __future__ import annotations
 
+import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,4 +156,20 @@ def markdown(manifest: Manifest) -> str:
         if p.differences:
             lines += ["", f"`{p.kernel}`:"]
             lines += [f"- {d}" for d in p.differences]
+    return "\n".join(lines) + "\n"
+
+
+def text(manifest: Manifest, width: int = 80) -> str:
+    """The ports and their differences for a terminal, within ``width`` columns."""
+
+    def wrap(s: str, indent: str) -> list[str]:
+        return textwrap.wrap(s, width, initial_indent=indent, subsequent_indent=indent + "  ")
+
+    lines = []
+    for p in manifest.ports:
+        lines.append(f"{p.kernel} ({' / '.join(p.simulator)}): {p.source}")
+        lines += wrap(p.rule, "  ")
+        lines += wrap(f"vectors from: {_spec_text(p.spec)}", "  ")
+        for d in (*(p.family.differences if p.family else ()), *p.differences):
+            lines += wrap(f"- {d}", "  ")
     return "\n".join(lines) + "\n"

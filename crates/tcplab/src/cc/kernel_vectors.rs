@@ -27,8 +27,8 @@ use serde::Deserialize;
 const MANIFEST: &str = include_str!("../../../../bpf/ports.toml");
 
 /// The traces of each port: their seeds and how many stack events each runs.
-const SEEDS: &[u64] = &[1, 2, 3];
-const EVENTS: u32 = 1200;
+const SEEDS: &[u64] = &[1, 2, 3, 4];
+const EVENTS: u32 = 1800;
 
 #[derive(Deserialize)]
 struct Manifest {
