@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 
 /// The kernel's "infinite" ssthresh, and the simulator's unset one.
 const KERNEL_INFINITE: u32 = 0x7fff_ffff;
-pub const UNSET_SSTHRESH: f64 = 1e9;
+const UNSET_SSTHRESH: f64 = 1e9;
 
 /// The kernel's `enum tcp_ca_state` numbers.
 fn ca_state_number(s: CaState) -> u8 {
@@ -107,7 +107,7 @@ impl Path {
 /// The stack, the algorithm it drives and the log of hook calls.
 pub struct KernelStack {
     cc: Box<dyn CongestionControl>,
-    pub st: CcState,
+    st: CcState,
     rng: RngStream,
     rates: Rates,
     path: Path,
