@@ -176,13 +176,14 @@ def _on_kernel(
     with Progress(*_COLUMNS, disable=not show_progress) as progress:
         bar = progress.add_task("kernel test bed (real time)", total=len(todo))
         for key, p in todo.items():
-            res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False)
+            native = p.backend == "kernel-native"
+            res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False, native=native)
             frames = {name: getattr(res, name, None) for name in TABLES}
             info = {
                 "experiment": p.experiment.name,
                 "params": p.params,
                 "scenario": p.toml,
-                "backend": "kernel",
+                "backend": p.backend,
             }
             store.put_encoded(key, encode_frames(frames, res.meta), info)
             progress.advance(bar)
