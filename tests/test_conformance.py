@@ -229,3 +229,19 @@ def test_reproduce_refuses_clearly_without_root(monkeypatch, tmp_path):
     )
     assert r.exit_code == 2
     assert "needs root" in r.output and "linux/conformance" in r.output
+
+
+def test_kernel_runs_are_keyed_by_the_beds_document_not_the_engine(monkeypatch):
+    """Hours of real-time runs must survive a new simulator: a kernel run's store key comes
+    from the document the bed runs, so changing the engine's canonical form re-keys only
+    the simulated runs."""
+    from tcplab import sweep
+
+    exp = LinuxConformance()
+    before = {p.params["backend"] + str(p.params): p.key for p in sweep.plan([exp], quick=True)}
+    real = sweep._engine.validate
+    monkeypatch.setattr(sweep._engine, "validate", lambda text: real(text) + "\n# a new default\n")
+    after = {p.params["backend"] + str(p.params): p.key for p in sweep.plan([exp], quick=True)}
+    kernel = [k for k in before if k.startswith("kernel")]
+    assert kernel and all(before[k] == after[k] for k in kernel)
+    assert all(before[k] != after[k] for k in before if k.startswith("sim"))
