@@ -64,8 +64,9 @@ class LinuxConformance(Experiment):
         with the kernel's own reno, cubic and bbr (stored like the simulated runs, so an
         interrupted matrix keeps what it finished; ``tcplab reproduce --kernel`` runs them)."""
         out = []
-        for point, algo in cf.entries(quick):
-            for repeat in range(cf.repeats(quick)):
+        # Repeat-major: an interrupted matrix has every entry at least as often as any other.
+        for repeat in range(cf.repeats(quick)):
+            for point, algo in cf.entries(quick):
                 sim = self.scenario(point, algo, seed=1 + repeat)
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
                 out.append(Run({**params, "backend": "sim"}, sim))
