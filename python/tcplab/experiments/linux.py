@@ -95,13 +95,14 @@ class LinuxConformance(Experiment):
             out.notes.append("No pair of kernel and simulator runs is stored: nothing to compare.")
             return out
         table = cf.conformance_table(rows)
-        out.tables["kernel against simulator (means over runs)"] = table
+        out.tables["kernel / simulator (means over runs, ± standard deviation)"] = cf.summary_table(table)
         algos = [*cf.ALGORITHMS, *cf.PAIRS]
         out.tables["verdicts"] = (
             table.pivot_table(index="scenario", columns="algorithm", values="verdict", aggfunc="first")
             .reindex(index=[p.name for p in cf.matrix(quick)], columns=algos)
             .reset_index()
         )
+        out.tables["every figure, both sides"] = table
         complete = {a: t for a, t in traces.items() if len(t) == 2}
         if complete:
             out.figures.append(
