@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from tcplab import _engine
-from tcplab.tables import engine_tables
+from tcplab.tables import TABLES, engine_tables
 
 HERE = Path(__file__).parent / "records"
 EXPECTED = HERE / "columns.json"
@@ -81,21 +81,7 @@ def test_the_scenarios_produce_every_table():
     for s in SCENARIOS:
         raw = _engine.run(s.read_text(), None, tempfile.mkdtemp())
         produced |= {k for k, v in raw.items() if k != "meta" and v and len(next(iter(v.values())))}
-    assert produced == {
-        "flows",
-        "udp_flows",
-        "links",
-        "series",
-        "queues",
-        "cc_vars",
-        "queue_vars",
-        "losses",
-        "traces",
-        "wifi",
-        "ap_queue",
-        "frames",
-        "events",
-    }
+    assert produced == set(TABLES)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda p: p.stem)
