@@ -47,6 +47,37 @@ impl<'de> Deserialize<'de> for CcSpec {
     }
 }
 
+/// A parameter struct an algorithm accepts, as its documentation shows it: the struct's
+/// name, its keys in order and their defaults for that algorithm (see `catalog`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamStruct {
+    pub name: &'static str,
+    pub keys: Vec<&'static str>,
+    pub defaults: toml::Table,
+}
+
+/// Describes one parameter struct of an algorithm: a function, so that the registry of
+/// algorithms can be a constant.
+pub type DescribeParams = fn() -> ParamStruct;
+
+impl ParamStruct {
+    /// `T`'s keys with the defaults of its `Default`.
+    pub fn of<T: DeserializeOwned + Serialize + Default>() -> ParamStruct {
+        let defaults = toml::Table::try_from(T::default()).expect("parameter defaults are a table");
+        Self::resolved::<T>(defaults)
+    }
+
+    /// `T`'s keys with defaults an algorithm resolves itself (a Vegas family member's).
+    pub fn resolved<T: DeserializeOwned>(defaults: toml::Table) -> ParamStruct {
+        let full = std::any::type_name::<T>();
+        ParamStruct {
+            name: full.rsplit("::").next().unwrap_or(full),
+            keys: crate::config::keys::names::<T>(),
+            defaults,
+        }
+    }
+}
+
 /// Parses an algorithm's parameters into its options struct, naming the offending field
 /// (`flows[0].cc.alpha`) on an unknown key or a wrong type. Options structs use
 /// `#[serde(default, deny_unknown_fields)]` so every parameter is optional.

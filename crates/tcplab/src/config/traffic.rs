@@ -18,7 +18,7 @@ pub(super) fn validate_traffic(field: &str, f: &FlowSpec, duration: f64) -> Chec
                     format!("{field}.cc"),
                     format!(
                         "missing; a TCP flow needs a congestion control, one of {}",
-                        crate::cc::ALGORITHMS.join(", ")
+                        crate::cc::registry::names().join(", ")
                     ),
                 ));
             }
