@@ -238,9 +238,16 @@ def run_plan(
                 (_json(cout, f"iperf3 client {i} ({cerr.strip()})"), _json(sout, f"iperf3 server {i}"))
             )
         snmp_after = _nstat(bed)
+        died = [sp for sp in samplers if sp.poll() is not None]
         for sp in samplers:
             sp.terminate()
             sp.wait(timeout=5)
+        if died:  # a run with a hole in its samples is not a measurement: never stored
+            assert died[0].stderr is not None
+            raise net.TestbedError(
+                f"the {' '.join(died[0].args[-4:])} sampler died during the run (exit "
+                f"{died[0].returncode}): {died[0].stderr.read()[-400:].strip()}"
+            )
         tcp_file.close()
         q_file.close()
         if dump is not None:
