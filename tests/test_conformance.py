@@ -245,3 +245,13 @@ def test_kernel_runs_are_keyed_by_the_beds_document_not_the_engine(monkeypatch):
     kernel = [k for k in before if k.startswith("kernel")]
     assert kernel and all(before[k] == after[k] for k in kernel)
     assert all(before[k] != after[k] for k in before if k.startswith("sim"))
+
+
+def test_the_summary_shows_both_sides_and_names_the_misses():
+    point = cf.matrix()[0]
+    k = cf.metrics(_synthetic([9e6], retrans=(100,)), 10e6, (2.0, 10.0), 1000.0)
+    s = cf.metrics(_synthetic([9e6], retrans=(140,), cwnd=45.0), 10e6, (2.0, 10.0), 1000.0)
+    table = cf.conformance_table([cf.compare_point(point, "reno", [k, k], [s])])
+    row = cf.summary_table(table).iloc[0]
+    assert row["retrans"] == "100±0 / 140" and row["utilisation"] == "0.959 / 0.959"
+    assert row["verdict"] == "miss (retransmissions, mean_cwnd)"

@@ -1,5 +1,7 @@
 //! Python bindings: `tcplab._engine.run(toml_text, seed)` returns the records as a dict of
-//! column dicts (NumPy arrays for numbers, lists for strings), ready for pandas.
+//! column dicts (NumPy arrays for numbers, lists for strings), ready for Arrow and pandas.
+//! The columns come from the record structs' own definitions (tcplab::record::columns):
+//! nothing here names a table's fields.
 
 mod describe;
 
@@ -8,9 +10,11 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use pyo3::IntoPyObjectExt;
 use std::sync::{Arc, Mutex};
-use tcplab::net::{DropCause, DropCounts};
-use tcplab::record::{DiscardSeries, RunRecords, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS};
+use tcplab::record::{
+    Column, Columns, DiscardSeries, RunRecords, SeriesChunk, SeriesSink, DEFAULT_CHUNK_ROWS,
+};
 use tcplab::{ConfigError, RunError};
 
 create_exception!(
@@ -45,536 +49,86 @@ fn run_err(e: RunError) -> PyErr {
     }
 }
 
-/// Builds a column dict: `cols!(py, d, "name" => vec, ...)`.
-macro_rules! set {
-    ($d:expr, $py:expr, $name:expr, $v:expr) => {
-        $d.set_item($name, $v.into_pyarray($py))?
-    };
+/// One column as Python gets it: a NumPy array of numbers or booleans, a list of str (or of
+/// pairs of numbers).
+fn column_to_py(py: Python<'_>, column: Column) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match column {
+        Column::F64(v) => v.into_pyarray(py).into_any(),
+        Column::U32(v) => v.into_pyarray(py).into_any(),
+        Column::U64(v) => v.into_pyarray(py).into_any(),
+        Column::I64(v) => v.into_pyarray(py).into_any(),
+        Column::Bool(v) => v.into_pyarray(py).into_any(),
+        Column::Text(v) => v.into_pyobject(py)?,
+        Column::Label(v) => v.into_pyobject(py)?,
+        Column::F64Pair(v) => v
+            .into_iter()
+            .map(|p| p.to_vec())
+            .collect::<Vec<_>>()
+            .into_pyobject(py)?,
+    })
 }
 
-fn drops_columns<'py>(
-    d: &Bound<'py, PyDict>,
-    py: Python<'py>,
-    prefix: &str,
-    counts: &[DropCounts],
-) -> PyResult<()> {
-    for cause in DropCause::ALL {
-        let v: Vec<u64> = counts.iter().map(|c| c.get(cause)).collect();
-        set!(d, py, format!("{prefix}{}", cause.name()), v);
+/// A table as a dict of columns, in the record struct's field order.
+fn table_to_py(py: Python<'_>, columns: Columns) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, column) in columns {
+        d.set_item(name, column_to_py(py, column)?)?;
     }
-    Ok(())
+    Ok(d)
+}
+
+/// A one-row table as a dict of Python values (the run's meta data).
+fn row_to_py(py: Python<'_>, columns: Columns) -> PyResult<Bound<'_, PyDict>> {
+    fn first<'py, T: IntoPyObjectExt<'py>>(
+        py: Python<'py>,
+        v: Vec<T>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match v.into_iter().next() {
+            Some(x) => x.into_bound_py_any(py),
+            None => Err(SimulationError::new_err("a one-row table without its row")),
+        }
+    }
+    let d = PyDict::new(py);
+    for (name, column) in columns {
+        let value = match column {
+            Column::F64(v) => first(py, v)?,
+            Column::U32(v) => first(py, v)?,
+            Column::U64(v) => first(py, v)?,
+            Column::I64(v) => first(py, v)?,
+            Column::Bool(v) => first(py, v)?,
+            Column::Text(v) => first(py, v)?,
+            Column::Label(v) => first(py, v)?,
+            Column::F64Pair(v) => first(py, v.into_iter().map(|p| p.to_vec()).collect())?,
+        };
+        d.set_item(name, value)?;
+    }
+    Ok(d)
 }
 
 /// The streamable tables (`series`, `queues`, `cc_vars`, `queue_vars`, `ap_queue`,
-/// `events`, `losses`) of a chunk or of a whole run, set into `out`.
+/// `events`, `losses`) of a chunk, set into `out`.
 fn series_to_py<'py>(
     py: Python<'py>,
     out: &Bound<'py, PyDict>,
     chunk: SeriesChunk,
 ) -> PyResult<()> {
-    let s = PyDict::new(py);
-    let fs = chunk.flow_series;
-    set!(s, py, "time", fs.time);
-    set!(s, py, "flow", fs.flow);
-    set!(s, py, "cwnd", fs.cwnd);
-    set!(s, py, "ssthresh", fs.ssthresh);
-    set!(s, py, "srtt", fs.srtt);
-    set!(s, py, "in_flight", fs.in_flight);
-    set!(s, py, "bytes_delivered", fs.bytes_delivered);
-    out.set_item("series", s)?;
-
-    let q = PyDict::new(py);
-    let qs = chunk.queue_series;
-    set!(q, py, "time", qs.time);
-    set!(q, py, "link", qs.link);
-    set!(q, py, "packets", qs.packets);
-    set!(q, py, "bytes", qs.bytes);
-    out.set_item("queues", q)?;
-
-    let c = PyDict::new(py);
-    let cs = chunk.cc_series;
-    set!(c, py, "time", cs.time);
-    set!(c, py, "flow", cs.flow);
-    c.set_item("name", cs.name)?;
-    set!(c, py, "value", cs.value);
-    out.set_item("cc_vars", c)?;
-
-    let qv = PyDict::new(py);
-    let qvs = chunk.queue_vars;
-    set!(qv, py, "time", qvs.time);
-    set!(qv, py, "link", qvs.link);
-    qv.set_item("name", qvs.name)?;
-    set!(qv, py, "value", qvs.value);
-    out.set_item("queue_vars", qv)?;
-
-    let aq = PyDict::new(py);
-    let aqs = chunk.ap_queue;
-    set!(aq, py, "time", aqs.time);
-    set!(aq, py, "bss", aqs.bss);
-    set!(aq, py, "data", aqs.data);
-    set!(aq, py, "acks", aqs.acks);
-    out.set_item("ap_queue", aq)?;
-
-    let e = PyDict::new(py);
-    let ev = chunk.events;
-    set!(e, py, "time", ev.time);
-    e.set_item("event", ev.event)?;
-    set!(e, py, "flow", ev.flow);
-    e.set_item("kind", ev.kind)?;
-    set!(e, py, "seq", ev.seq);
-    set!(e, py, "ack", ev.ack);
-    set!(e, py, "link", ev.link);
-    e.set_item("cause", ev.cause)?;
-    set!(e, py, "retransmit", ev.retransmit);
-    set!(e, py, "size", ev.size);
-    out.set_item("events", e)?;
-
-    let lo = PyDict::new(py);
-    let le = chunk.losses;
-    set!(lo, py, "time", le.time);
-    set!(lo, py, "flow", le.flow);
-    set!(lo, py, "seq", le.seq);
-    lo.set_item("kind", le.kind)?;
-    set!(lo, py, "cwnd_before", le.cwnd_before);
-    set!(lo, py, "ssthresh_after", le.ssthresh_after);
-    lo.set_item("cc_label", le.cc_label)?;
-    set!(lo, py, "cc_value", le.cc_value);
-    lo.set_item("true_cause", le.true_cause)?;
-    out.set_item("losses", lo)?;
+    for (name, columns) in chunk.into_tables() {
+        out.set_item(name, table_to_py(py, columns)?)?;
+    }
     Ok(())
 }
 
-fn records_to_py<'py>(py: Python<'py>, r: RunRecords) -> PyResult<Bound<'py, PyDict>> {
+/// Every table of a run (None for those it did not produce) and its `meta` dict.
+fn records_to_py(py: Python<'_>, r: RunRecords) -> PyResult<Bound<'_, PyDict>> {
     let out = PyDict::new(py);
-    let event_log = r.events.is_some();
-    let series = SeriesChunk {
-        flow_series: r.flow_series,
-        queue_series: r.queue_series,
-        cc_series: r.cc_series,
-        queue_vars: r.queue_vars,
-        ap_queue: r.wifi.ap_queue,
-        events: r.events.unwrap_or_default(),
-        losses: r.losses,
-    };
-    series_to_py(py, &out, series)?;
-    if !event_log {
-        out.set_item("events", py.None())?;
+    let (meta, tables) = r.into_tables();
+    for (name, columns) in tables {
+        match columns {
+            Some(columns) => out.set_item(name, table_to_py(py, columns)?)?,
+            None => out.set_item(name, py.None())?,
+        }
     }
-
-    let meta = PyDict::new(py);
-    meta.set_item("seed", r.meta.seed)?;
-    meta.set_item("duration", r.meta.duration)?;
-    meta.set_item("measure", r.meta.measure.to_vec())?;
-    meta.set_item("events_processed", r.meta.events_processed)?;
-    meta.set_item("packets_delivered", r.meta.packets_delivered)?;
-    meta.set_item("engine_version", r.meta.engine_version)?;
-    out.set_item("meta", meta)?;
-
-    let f = PyDict::new(py);
-    let fl = &r.flows;
-    set!(f, py, "id", fl.iter().map(|x| x.id).collect::<Vec<_>>());
-    f.set_item(
-        "name",
-        fl.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
-    )?;
-    f.set_item("cc", fl.iter().map(|x| x.cc.clone()).collect::<Vec<_>>())?;
-    f.set_item(
-        "recovery",
-        fl.iter().map(|x| x.recovery.clone()).collect::<Vec<_>>(),
-    )?;
-    f.set_item("src", fl.iter().map(|x| x.src.clone()).collect::<Vec<_>>())?;
-    f.set_item("dst", fl.iter().map(|x| x.dst.clone()).collect::<Vec<_>>())?;
-    set!(
-        f,
-        py,
-        "start",
-        fl.iter().map(|x| x.start).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "goodput_bps",
-        fl.iter().map(|x| x.goodput_bps).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "bytes_delivered",
-        fl.iter().map(|x| x.bytes_delivered).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "segments_sent",
-        fl.iter().map(|x| x.segments_sent).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "retransmissions",
-        fl.iter().map(|x| x.retransmissions).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "timeouts",
-        fl.iter().map(|x| x.timeouts).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "fast_retransmits",
-        fl.iter().map(|x| x.fast_retransmits).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "early_retransmits",
-        fl.iter().map(|x| x.early_retransmits).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "dupacks",
-        fl.iter().map(|x| x.dupacks).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "loss_probes",
-        fl.iter().map(|x| x.loss_probes).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "undos",
-        fl.iter().map(|x| x.undos).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "acks_sent",
-        fl.iter().map(|x| x.acks_sent).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "acks_received",
-        fl.iter().map(|x| x.acks_received).collect::<Vec<_>>()
-    );
-    drops_columns(
-        &f,
-        py,
-        "data_drops_",
-        &fl.iter().map(|x| x.data_drops).collect::<Vec<_>>(),
-    )?;
-    drops_columns(
-        &f,
-        py,
-        "ack_drops_",
-        &fl.iter().map(|x| x.ack_drops).collect::<Vec<_>>(),
-    )?;
-    set!(
-        f,
-        py,
-        "acks_lost",
-        fl.iter().map(|x| x.ack_drops.total()).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "mean_rtt",
-        fl.iter().map(|x| x.mean_rtt).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "min_rtt",
-        fl.iter().map(|x| x.min_rtt).collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "completion_time",
-        fl.iter()
-            .map(|x| x.completion_time.unwrap_or(f64::NAN))
-            .collect::<Vec<_>>()
-    );
-    set!(
-        f,
-        py,
-        "final_cwnd",
-        fl.iter().map(|x| x.final_cwnd).collect::<Vec<_>>()
-    );
-    out.set_item("flows", f)?;
-
-    let u = PyDict::new(py);
-    let us = &r.udp_flows;
-    set!(u, py, "id", us.iter().map(|x| x.id).collect::<Vec<_>>());
-    u.set_item(
-        "name",
-        us.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
-    )?;
-    u.set_item("src", us.iter().map(|x| x.src.clone()).collect::<Vec<_>>())?;
-    u.set_item("dst", us.iter().map(|x| x.dst.clone()).collect::<Vec<_>>())?;
-    set!(
-        u,
-        py,
-        "start",
-        us.iter().map(|x| x.start).collect::<Vec<_>>()
-    );
-    set!(
-        u,
-        py,
-        "rate_bps",
-        us.iter().map(|x| x.rate_bps).collect::<Vec<_>>()
-    );
-    set!(
-        u,
-        py,
-        "packet_size",
-        us.iter().map(|x| x.packet_size).collect::<Vec<_>>()
-    );
-    set!(
-        u,
-        py,
-        "datagrams_sent",
-        us.iter().map(|x| x.datagrams_sent).collect::<Vec<_>>()
-    );
-    set!(
-        u,
-        py,
-        "datagrams_received",
-        us.iter().map(|x| x.datagrams_received).collect::<Vec<_>>()
-    );
-    set!(
-        u,
-        py,
-        "bytes_received",
-        us.iter().map(|x| x.bytes_received).collect::<Vec<_>>()
-    );
-    set!(
-        u,
-        py,
-        "throughput_bps",
-        us.iter().map(|x| x.throughput_bps).collect::<Vec<_>>()
-    );
-    drops_columns(
-        &u,
-        py,
-        "drops_",
-        &us.iter().map(|x| x.drops).collect::<Vec<_>>(),
-    )?;
-    out.set_item("udp_flows", u)?;
-
-    let tr = PyDict::new(py);
-    tr.set_item(
-        "link",
-        r.traces.iter().map(|x| x.link.clone()).collect::<Vec<_>>(),
-    )?;
-    tr.set_item(
-        "file",
-        r.traces.iter().map(|x| x.file.clone()).collect::<Vec<_>>(),
-    )?;
-    set!(
-        tr,
-        py,
-        "packets",
-        r.traces.iter().map(|x| x.packets).collect::<Vec<_>>()
-    );
-    out.set_item("traces", tr)?;
-
-    let w = PyDict::new(py);
-    let ws = &r.wifi.ifaces;
-    w.set_item(
-        "name",
-        ws.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
-    )?;
-    set!(w, py, "bss", ws.iter().map(|x| x.bss).collect::<Vec<_>>());
-    set!(
-        w,
-        py,
-        "is_ap",
-        ws.iter().map(|x| x.is_ap).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "distance",
-        ws.iter().map(|x| x.distance).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "enqueued",
-        ws.iter().map(|x| x.enqueued).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "attempts",
-        ws.iter().map(|x| x.attempts).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "rts_attempts",
-        ws.iter().map(|x| x.rts_attempts).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "acked",
-        ws.iter().map(|x| x.acked).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "acked_bytes",
-        ws.iter().map(|x| x.acked_bytes).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "failures",
-        ws.iter().map(|x| x.failures).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "retries",
-        ws.iter().map(|x| x.retries).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "collisions",
-        ws.iter().map(|x| x.collisions).collect::<Vec<_>>()
-    );
-    drops_columns(
-        &w,
-        py,
-        "data_drops_",
-        &ws.iter().map(|x| x.drops_data).collect::<Vec<_>>(),
-    )?;
-    drops_columns(
-        &w,
-        py,
-        "ack_drops_",
-        &ws.iter().map(|x| x.drops_ack).collect::<Vec<_>>(),
-    )?;
-    set!(
-        w,
-        py,
-        "discarded_after_delivery",
-        ws.iter()
-            .map(|x| x.discarded_after_delivery)
-            .collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "duplicates_received",
-        ws.iter().map(|x| x.duplicates_received).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "delay_mean",
-        ws.iter().map(|x| x.delay_mean).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "delay_std",
-        ws.iter().map(|x| x.delay_std).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "delay_max",
-        ws.iter().map(|x| x.delay_max).collect::<Vec<_>>()
-    );
-    set!(
-        w,
-        py,
-        "max_queue",
-        ws.iter().map(|x| x.max_queue).collect::<Vec<_>>()
-    );
-    out.set_item("wifi", w)?;
-
-    if let Some(fr) = r.wifi.frames {
-        let fd = PyDict::new(py);
-        set!(fd, py, "time", fr.time);
-        set!(fd, py, "iface", fr.iface);
-        set!(fd, py, "delay", fr.delay);
-        set!(fd, py, "attempts", fr.attempts);
-        out.set_item("frames", fd)?;
-    } else {
-        out.set_item("frames", py.None())?;
-    }
-
-    let l = PyDict::new(py);
-    let ls = &r.links;
-    set!(l, py, "id", ls.iter().map(|x| x.id).collect::<Vec<_>>());
-    l.set_item(
-        "name",
-        ls.iter().map(|x| x.name.clone()).collect::<Vec<_>>(),
-    )?;
-    l.set_item(
-        "queue",
-        ls.iter().map(|x| x.queue.clone()).collect::<Vec<_>>(),
-    )?;
-    set!(
-        l,
-        py,
-        "rate_bps",
-        ls.iter().map(|x| x.rate_bps).collect::<Vec<_>>()
-    );
-    set!(
-        l,
-        py,
-        "delay",
-        ls.iter().map(|x| x.delay).collect::<Vec<_>>()
-    );
-    set!(
-        l,
-        py,
-        "packets_sent",
-        ls.iter().map(|x| x.packets_sent).collect::<Vec<_>>()
-    );
-    set!(
-        l,
-        py,
-        "bytes_sent",
-        ls.iter().map(|x| x.bytes_sent).collect::<Vec<_>>()
-    );
-    set!(
-        l,
-        py,
-        "utilization",
-        ls.iter().map(|x| x.utilization).collect::<Vec<_>>()
-    );
-    set!(
-        l,
-        py,
-        "mean_queue",
-        ls.iter().map(|x| x.mean_queue).collect::<Vec<_>>()
-    );
-    set!(
-        l,
-        py,
-        "max_queue",
-        ls.iter().map(|x| x.max_queue).collect::<Vec<_>>()
-    );
-    drops_columns(
-        &l,
-        py,
-        "drops_",
-        &ls.iter().map(|x| x.drops).collect::<Vec<_>>(),
-    )?;
-    out.set_item("links", l)?;
-
+    out.set_item("meta", row_to_py(py, meta)?)?;
     Ok(out)
 }
 

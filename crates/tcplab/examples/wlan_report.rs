@@ -74,8 +74,8 @@ fn uplink_16(duration: f64, label: &str, extra: &str) {
     );
     println!(
         "    AP: TCP ACKs dropped {} (overflow) / {} (retry limit); mean queue {:.1} ACKs + {:.1} data; timeouts total {}",
-        ap.drops_ack.get(tcplab::net::DropCause::BufferOverflow),
-        ap.drops_ack.get(tcplab::net::DropCause::WirelessRetryLimit),
+        ap.ack_drops.get(tcplab::net::DropCause::BufferOverflow),
+        ap.ack_drops.get(tcplab::net::DropCause::WirelessRetryLimit),
         acks,
         data,
         r.flows.iter().map(|f| f.timeouts).sum::<u64>()
@@ -158,8 +158,8 @@ fn main() {
             "    {buffer:>9}  {:>16.3}  {:>18.3}  {:>13}  {:>12}",
             mbps(mean(true)),
             mbps(mean(false)),
-            ap.drops_data.total(),
-            ap.drops_ack.total()
+            ap.data_drops.total(),
+            ap.ack_drops.total()
         );
     }
 }

@@ -236,7 +236,7 @@ fn sixteen_uplink_flows_fill_the_ap_with_acks_and_starve_some() {
         .iter()
         .map(|f| f.ack_drops.get(DropCause::BufferOverflow))
         .sum();
-    assert_eq!(acks_dropped, ap.drops_ack.get(DropCause::BufferOverflow));
+    assert_eq!(acks_dropped, ap.ack_drops.get(DropCause::BufferOverflow));
     assert!(acks_dropped > 1000, "{acks_dropped}");
     let occupancy = mean_ap_acks(&r, 4.0);
     assert!(occupancy > 90.0, "mean ACKs at the AP {occupancy}");
@@ -256,7 +256,7 @@ fn sixteen_uplink_flows_fill_the_ap_with_acks_and_starve_some() {
         &reno_flows(16, 0),
     ));
     let ap = drained.wifi.iface("ap").unwrap();
-    assert_eq!(ap.drops_ack.get(DropCause::BufferOverflow), 0);
+    assert_eq!(ap.ack_drops.get(DropCause::BufferOverflow), 0);
     assert!(mean_ap_acks(&drained, 4.0) < 10.0);
     let jain_drained = drained.jain_index();
     eprintln!("16 uplink, AP without backoff: Jain {jain_drained:.3}");
@@ -285,7 +285,7 @@ fn downlink_flows_lose_to_uplink_flows_at_the_ap() {
     );
     assert!(up > 4.0 * down, "uplink {up}, downlink {down}");
     let ap = r.wifi.iface("ap").unwrap();
-    assert!(ap.drops_data.get(DropCause::BufferOverflow) > 0);
+    assert!(ap.data_drops.get(DropCause::BufferOverflow) > 0);
 }
 
 #[test]

@@ -64,8 +64,9 @@ class LinuxConformance(Experiment):
         with the kernel's own reno, cubic and bbr (stored like the simulated runs, so an
         interrupted matrix keeps what it finished; ``tcplab reproduce --kernel`` runs them)."""
         out = []
-        for point, algo in cf.entries(quick):
-            for repeat in range(cf.repeats(quick)):
+        # Repeat-major: an interrupted matrix has every entry at least as often as any other.
+        for repeat in range(cf.repeats(quick)):
+            for point, algo in cf.entries(quick):
                 sim = self.scenario(point, algo, seed=1 + repeat)
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
                 out.append(Run({**params, "backend": "sim"}, sim))
@@ -94,13 +95,14 @@ class LinuxConformance(Experiment):
             out.notes.append("No pair of kernel and simulator runs is stored: nothing to compare.")
             return out
         table = cf.conformance_table(rows)
-        out.tables["kernel against simulator (means over runs)"] = table
+        out.tables["kernel / simulator (means over runs, ± standard deviation)"] = cf.summary_table(table)
         algos = [*cf.ALGORITHMS, *cf.PAIRS]
         out.tables["verdicts"] = (
             table.pivot_table(index="scenario", columns="algorithm", values="verdict", aggfunc="first")
             .reindex(index=[p.name for p in cf.matrix(quick)], columns=algos)
             .reset_index()
         )
+        out.tables["every figure, both sides"] = table
         complete = {a: t for a, t in traces.items() if len(t) == 2}
         if complete:
             out.figures.append(

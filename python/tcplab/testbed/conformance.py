@@ -362,3 +362,37 @@ def compare_point(
 
 def conformance_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
+
+
+#: The summary's columns: (title, figure in the full table, format, show the spread).
+SUMMARY = (
+    ("utilisation", "utilisation", "{:.3f}", False),
+    ("retrans", "retransmissions", "{:.0f}", True),
+    ("mean RTT (ms)", "mean_rtt_ms", "{:.1f}", True),
+    ("mean cwnd", "mean_cwnd", "{:.1f}", False),
+)
+
+
+def _side(row: pd.Series, name: str, side: str, fmt: str, with_sd: bool) -> str:
+    value = row[f"{name}_{side}"]
+    if not math.isfinite(value):
+        return "-"
+    sd = row.get(f"{name}_sd_{side}", float("nan"))
+    return fmt.format(value) + (f"±{fmt.format(sd)}" if with_sd and math.isfinite(sd) else "")
+
+
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The conformance table as a reader wants it: one cell per figure, "kernel / simulator"
+    (± the spread over runs where it decides a verdict), and the verdict naming the misses."""
+    out = []
+    for _, row in table.iterrows():
+        cells = {"scenario": row["scenario"], "algorithm": row["algorithm"], "runs": row["runs"]}
+        for title, name, fmt, with_sd in SUMMARY:
+            cells[title] = (
+                f"{_side(row, name, 'kernel', fmt, with_sd)} / {_side(row, name, 'sim', fmt, with_sd)}"
+            )
+        cells["shares"] = "" if row["share_check"] == "-" else f"{row['share_kernel']} vs {row['share_sim']}"
+        missed = [c.removesuffix("_check") for c in row.index if c.endswith("_check") and row[c] == "miss"]
+        cells["verdict"] = row["verdict"] + (f" ({', '.join(missed)})" if missed else "")
+        out.append(cells)
+    return pd.DataFrame(out)

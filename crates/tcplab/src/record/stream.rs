@@ -6,55 +6,53 @@
 //! [`SeriesSink`] receives them in chunks while the run goes on, so a long run's memory
 //! stays flat; the store writes the chunks to disk.
 
+use super::columns::{ColumnTable, Columns};
 use super::wifi::ApQueueSeries;
 use super::{CcSeries, EventLog, FlowSeries, LossEvents, QueueSeries, QueueVarSeries};
 
 /// Rows a chunk collects before it is handed to the sink, by default: a few MB of columns.
 pub const DEFAULT_CHUNK_ROWS: usize = 1 << 16;
 
-/// The sampled rows produced since the last hand-over, one field per series table.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SeriesChunk {
-    pub flow_series: FlowSeries,
-    pub queue_series: QueueSeries,
-    pub cc_series: CcSeries,
-    pub queue_vars: QueueVarSeries,
-    pub ap_queue: ApQueueSeries,
+/// Declares [`SeriesChunk`]: each field a series table and its name in the results.
+macro_rules! series_chunk {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty => $table:literal,)+) => {
+        /// The sampled rows produced since the last hand-over, one field per series table.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct SeriesChunk {
+            $($(#[$doc])* pub $field: $ty,)+
+        }
+
+        impl SeriesChunk {
+            /// Rows held, over every table.
+            pub fn rows(&self) -> usize {
+                0 $(+ self.$field.len())+
+            }
+
+            /// Appends another chunk's rows (a sink that collects everything, for tests).
+            pub fn append(&mut self, mut other: SeriesChunk) {
+                $(self.$field.append(&mut other.$field);)+
+            }
+
+            /// The chunk's tables by their names in the results (`series`, `queues`, ...).
+            pub fn into_tables(self) -> Vec<(&'static str, Columns)> {
+                vec![$(($table, self.$field.into_columns()),)+]
+            }
+        }
+    };
+}
+
+series_chunk! {
+    flow_series: FlowSeries => "series",
+    queue_series: QueueSeries => "queues",
+    cc_series: CcSeries => "cc_vars",
+    queue_vars: QueueVarSeries => "queue_vars",
+    ap_queue: ApQueueSeries => "ap_queue",
     /// The per-event log (empty unless the scenario keeps one).
-    pub events: EventLog,
+    events: EventLog => "events",
     /// The loss responses made since the last hand-over, each with its true cause: one
     /// row per response, so they grow with the run (with thousands of flows, by megabytes
     /// per simulated minute).
-    pub losses: LossEvents,
-}
-
-impl SeriesChunk {
-    /// Rows held, over every table.
-    pub fn rows(&self) -> usize {
-        self.flow_series.time.len()
-            + self.queue_series.time.len()
-            + self.cc_series.time.len()
-            + self.queue_vars.time.len()
-            + self.ap_queue.time.len()
-            + self.events.time.len()
-            + self.losses.time.len()
-    }
-
-    /// Appends another chunk's rows (a sink that collects everything, for tests).
-    pub fn append(&mut self, mut other: SeriesChunk) {
-        macro_rules! append_columns {
-            ($table:ident: $($col:ident),+) => {
-                $(self.$table.$col.append(&mut other.$table.$col);)+
-            };
-        }
-        append_columns!(flow_series: time, flow, cwnd, ssthresh, srtt, in_flight, bytes_delivered);
-        append_columns!(queue_series: time, link, packets, bytes);
-        append_columns!(cc_series: time, flow, name, value);
-        append_columns!(queue_vars: time, link, name, value);
-        append_columns!(ap_queue: time, bss, data, acks);
-        append_columns!(events: time, event, flow, kind, seq, ack, link, cause, retransmit, size);
-        append_columns!(losses: time, flow, seq, kind, cwnd_before, ssthresh_after, cc_label, cc_value, true_cause);
-    }
+    losses: LossEvents => "losses",
 }
 
 /// Where a run's series go while it runs. Chunks arrive in time order; the last one when
