@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +169,19 @@ class Entry:
     algo: str
     figures: dict[str, list[cf.Figures]]
     traces: dict[str, Result]
+    #: Per side and run, flow 0's bandwidth estimate over the bottleneck's payload rate.
+    bw: dict[str, list[float]] = field(default_factory=dict)
+
+
+def bw_over_capacity(res: Result, point: cf.Point) -> float:
+    """Flow 0's bandwidth estimate in the measurement window over the bottleneck's payload
+    rate (cf.metrics' capacity): its median pacing rate over (1 - 1 %) pacing margin. BBR
+    spends six of PROBE_BW's eight phases at gain 1, so the median is its BtlBw, less the
+    margin (for BBR alone; against CUBIC it is BBR's own bandwidth). NaN without a rate."""
+    rate = pacing_rate_bps(res)
+    rate = rate[(rate["time"] >= point.measure[0]) & (rate["time"] <= point.measure[1])]
+    capacity = point.rate_mbps * 1e6 * cf.MSS / (cf.MSS + cf.FRAME_OVERHEAD)
+    return float(np.median(rate["bps"]) / 0.99 / capacity) if len(rate) else float("nan")
 
 
 def nearer(kernel: float, tcplab_value: float, ns3_value: float, tie: float | None = None) -> str:
@@ -206,6 +219,9 @@ def row(entry: Entry) -> dict[str, Any]:
             out[f"{name}{suffix}_sd_{side}"] = cf.spread(entry.figures[side], name) * scale
     for side in SIDES:
         out[f"share_{side}"] = "/".join(f"{x:.2f}" for x in means[side].shares) or "-"
+    for side in SIDES:
+        bw = entry.bw.get(side, [])
+        out[f"bw_over_capacity_{side}"] = float(np.mean(bw)) if bw else float("nan")
     for name in COMPARED:
         k, t, n = (getattr(means[side], name) if entry.figures[side] else float("nan") for side in SIDES)
         out[f"nearer_{name}"] = nearer(k, t, n)
@@ -226,13 +242,22 @@ def row(entry: Entry) -> dict[str, Any]:
 def markdown(rows: pd.DataFrame) -> str:
     """The table of docs/kernel.md: kernel / tcplab / ns-3 per figure, the nearer simulator."""
     titles = [t for t, *_ in TABLE_FIGURES]
-    head = ["scenario", "algorithm", "runs k/t/n", *titles, "shares", "nearer the kernel"]
+    head = [
+        "scenario",
+        "algorithm",
+        "runs k/t/n",
+        *titles,
+        "BBR bw / capacity",
+        "shares",
+        "nearer the kernel",
+    ]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for _, r in rows.iterrows():
         cells = [r["scenario"], r["algorithm"], r["runs"]]
         for _, name, fmt, _ in TABLE_FIGURES:
             key = f"{name}_ms" if name.endswith("_rtt") else name
             cells.append(" / ".join(_fmt(fmt, r[f"{key}_{side}"]) for side in SIDES))
+        cells.append(" / ".join(_fmt("{:.3f}", r[f"bw_over_capacity_{side}"]) for side in SIDES))
         shares = [r[f"share_{side}"] for side in SIDES]
         cells.append(" vs ".join(shares) if any(s != "-" for s in shares) else "")
         verdicts = [
@@ -261,33 +286,38 @@ def _short(name: str) -> str:
 # ----------------------------------------------------------------------------- figure
 
 
-def trace_figure(traces: dict[str, Result], path: Path, title: str, rate_mbps: float) -> None:
-    """Flow 0's pacing rate and cwnd on one run, kernel, tcplab and ns-3 overlaid; the rate
-    axis ends at STARTUP's gain over the bottleneck (the kernel reports an unlimited rate
-    before its first RTT sample)."""
+def trace_figure(traces: dict[str, Result], path: Path, title: str, rate_mbps: float, zoom: float) -> None:
+    """Flow 0's pacing rate and cwnd on one run, kernel, tcplab and ns-3 overlaid, and both
+    again over the two seconds from ``zoom`` (where the PROBE_BW gain cycle can be read); the
+    rate axis ends at STARTUP's gain over the bottleneck (the kernel reports an unlimited
+    rate before its first RTT sample)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(10, 5.6), sharex=True)
+    fig, axes = plt.subplots(2, 2, figsize=(13, 6), gridspec_kw={"width_ratios": [2, 1]})
     styles = {"kernel": ("-", "black"), "tcplab": ("--", "tab:blue"), "ns3": (":", "tab:red")}
     for side, res in traces.items():
         style, color = styles[side]
         label = "ns-3" if side == "ns3" else side
         s = res.series[res.series["flow"] == 0]
-        bottom.plot(s["time"], s["cwnd"], style, color=color, lw=0.8, label=label)
         rate = pacing_rate_bps(res)
-        if len(rate):
-            top.plot(rate["time"], rate["bps"] / 1e6, style, color=color, lw=0.8, label=label)
-    top.set_ylim(0, 3 * rate_mbps)
-    top.set_ylabel("pacing rate (Mb/s)")
-    bottom.set_ylabel("cwnd (segments)")
-    bottom.set_xlabel("time (s)")
-    for ax in (top, bottom):
+        for col in (0, 1):
+            axes[1][col].plot(s["time"], s["cwnd"], style, color=color, lw=0.8, label=label)
+            if len(rate):
+                axes[0][col].plot(rate["time"], rate["bps"] / 1e6, style, color=color, lw=0.8, label=label)
+    for col in (0, 1):
+        axes[0][col].set_ylim(0, 3 * rate_mbps)
+        axes[0][col].set_ylabel("pacing rate (Mb/s)")
+        axes[1][col].set_ylabel("cwnd (segments)")
+        axes[1][col].set_xlabel("time (s)")
+    for ax in axes[:, 1]:
+        ax.set_xlim(zoom, zoom + 2)
+    for ax in axes.flat:
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    top.set_title(title, fontsize=10)
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -314,21 +344,22 @@ def pacing_rate_bps(res: Result) -> pd.DataFrame:
 def measure(
     point: cf.Point, algo: str, seeds: int, ns3_bin: Path, kernel: Callable[[cf.Point, str], list[Result]]
 ) -> Entry:
-    """Every side's runs of one entry, as figures; seed 1's traces."""
+    """Every side's runs of one entry, as figures; the first run's traces."""
     rate, window = point.rate_mbps * 1e6, point.measure
-    figures: dict[str, list[cf.Figures]] = {side: [] for side in SIDES}
-    traces: dict[str, Result] = {}
-    for i, res in enumerate(kernel(point, algo)):
-        figures["kernel"].append(cf.metrics(res, rate, window, kernel_segment(res)))
-        if i == 0:
-            traces["kernel"] = res
+    entry = Entry(point, algo, {side: [] for side in SIDES}, {}, {side: [] for side in SIDES})
+
+    def add(side: str, res: Result, segment: float) -> None:
+        entry.figures[side].append(cf.metrics(res, rate, window, segment))
+        entry.bw[side].append(bw_over_capacity(res, point))
+        entry.traces.setdefault(side, res)
+
+    for res in kernel(point, algo):
+        add("kernel", res, kernel_segment(res))
     for seed in range(1, seeds + 1):
         sc = cf.scenario(point, algo, seed=seed)
-        for side, res in (("tcplab", tcplab.run(sc)), ("ns3", run_ns3(ns3_bin, sc.doc))):
-            figures[side].append(cf.metrics(res, rate, window, float(cf.MSS)))
-            if seed == 1:
-                traces[side] = res
-    return Entry(point, algo, figures, traces)
+        add("tcplab", tcplab.run(sc), float(cf.MSS))
+        add("ns3", run_ns3(ns3_bin, sc.doc), float(cf.MSS))
+    return entry
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -370,6 +401,7 @@ def main(argv: list[str] | None = None) -> None:
             f"BBR alone on the base point ({base.point.rate_mbps:g} Mb/s, {base.point.rtt_ms:g} ms, "
             f"{base.point.buffer_bdp:g} BDP), seed 1: kernel, tcplab, ns-3",
             base.point.rate_mbps,
+            zoom=base.point.measure[0],
         )
         print(f"figure: {figure}")
     print(f"table: {args.out / 'bbr_side_by_side.md'}; figures: {args.out / 'bbr_side_by_side.csv'}")

@@ -45,6 +45,9 @@ def test_ns3_samples_give_the_conformance_figures():
     assert (f.retransmissions, f.timeouts) == (7, 1)
     rate = side.pacing_rate_bps(res)
     assert rate["bps"].iloc[0] == pytest.approx(9e6)
+    # Flow 0 paces at 9 Mb/s: its bandwidth estimate is that over the 1 % margin.
+    capacity = 10e6 * 1000 / 1066
+    assert side.bw_over_capacity(res, point("base")) == pytest.approx(9e6 / 0.99 / capacity)
 
 
 def test_nearer_names_the_simulator_closer_to_the_kernel():
