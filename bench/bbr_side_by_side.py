@@ -372,9 +372,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-build", action="store_true", help="use bench/ns3/build/dumbbell as it is")
     args = ap.parse_args(argv)
     if args.seeds < 1:
-        raise SystemExit(f"--seeds: {args.seeds} is not a positive number of runs")
+        ap.error(f"--seeds: {args.seeds} is not a positive number of runs")
     if args.kernel_store is not None and not (args.kernel_store / "runs").is_dir():
-        raise SystemExit(f"--kernel-store: {args.kernel_store} is not a result store (no runs/ in it)")
+        ap.error(f"--kernel-store: {args.kernel_store} is not a result store (it has no runs/ directory)")
     if not args.no_build:
         bench.build_ns3(bench.ensure_venv())
     ns3_bin = bench.NS3_BUILD / "dumbbell"

@@ -68,3 +68,14 @@ def test_the_table_without_kernel_runs_leaves_the_kernel_blank():
     table = side.markdown(pd.DataFrame([r]))
     assert "| base | bbr | 0/1/1 | – / 0.950 / 0.950 |" in table
     assert "(no kernel runs)" in table
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [(["--seeds", "0"], "--seeds: 0"), (["--kernel-store", "/nonexistent/store"], "--kernel-store")],
+)
+def test_bad_arguments_exit_2_naming_the_option(argv, named, capsys):
+    with pytest.raises(SystemExit) as e:
+        side.main([*argv, "--no-build"])
+    assert e.value.code == 2
+    assert named in capsys.readouterr().err
