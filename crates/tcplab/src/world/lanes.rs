@@ -28,7 +28,8 @@
 //!
 //! [`Scheduler::schedule_fifo`]: crate::sim::Scheduler::schedule_fifo
 
-use crate::net::{Link, Packet};
+use super::link::Link;
+use crate::net::Packet;
 use crate::sim::Time;
 use std::collections::HashMap;
 
