@@ -399,7 +399,7 @@ impl World {
         }
         let link = &mut self.links[l as usize];
         if let Some(limits) = link.fifo {
-            // A plain FIFO: the packet's start is known now (net/link.rs).
+            // A plain FIFO: the packet's start is known now (world/link.rs).
             let (tx, lane) = self.arrival_lanes.get(link, &p);
             match link.admit_fifo(limits, &p, tx, now) {
                 Err(cause) => self.drop_packet(p, l, cause),
