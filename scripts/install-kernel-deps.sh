@@ -17,4 +17,4 @@ fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
     clang llvm libbpf-dev bpftool make gcc libc6-dev \
-    iperf3 iproute2 iptables ethtool tcpdump iputils-ping
+    iperf3 iproute2 iptables ethtool tcpdump iputils-ping util-linux

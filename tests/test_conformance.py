@@ -35,10 +35,13 @@ def test_matrix_is_a_base_point_and_one_at_a_time_variations():
     assert {p.loss for p in points} == {0, 0.005, 0.02}
     assert {p.rtt_ms for p in points} == {20, 40, 100}
     assert {(p.flows, p.stagger > 0) for p in points} >= {(2, False), (2, True)}
-    runs = len(points) * len(cf.ALGORITHMS)
-    seconds = sum(p.duration + 4 for p in points) * len(cf.ALGORITHMS)
-    assert runs == 54 and seconds <= 35 * 60, "the full matrix fits in about half an hour"
-    assert sum(p.duration + 4 for p in cf.matrix(quick=True)) * len(cf.ALGORITHMS) <= 6 * 60
+    entries = cf.entries()
+    assert len(entries) == len(points) * len(cf.ALGORITHMS) + 7 * len(cf.PAIRS), "pairs on one-flow points"
+    assert all(p.flows == 1 for p, a in entries if a in cf.PAIRS)
+    seconds = sum(p.duration + 4 for p, _ in entries) * cf.repeats()
+    assert seconds <= 2.1 * 3600, "the full matrix: about two hours of bed time (docs/kernel.md)"
+    quick = sum(p.duration + 4 for p, _ in cf.entries(quick=True)) * cf.repeats(quick=True)
+    assert quick <= 13 * 60 and cf.repeats(quick=True) >= 2, "quick: a few minutes, still two runs a side"
 
 
 def test_documents_carry_the_stack_and_jitter_only_when_asked():
@@ -63,8 +66,30 @@ def test_documents_carry_the_stack_and_jitter_only_when_asked():
 def test_experiment_default_stack_and_explicit_none():
     assert LinuxConformance().sim_stack == "linux"
     runs = LinuxConformance(sim_stack=None).runs(quick=True)
-    assert runs and all("stack" not in r.scenario.doc["tcp"] for r in runs)
-    assert {r.params["algorithm"] for r in runs} == set(cf.ALGORITHMS)
+    assert runs and all("stack" not in r.scenario.doc["tcp"] for r in runs if r.backend == "sim")
+    assert all(r.scenario.doc["tcp"]["stack"] == "linux" for r in runs if r.backend != "sim"), (
+        "the bed is linux"
+    )
+    assert {r.params["algorithm"] for r in runs} == {*cf.ALGORITHMS, *cf.PAIRS}
+    sides = {(r.params["backend"], r.backend) for r in runs}
+    assert sides == {("sim", "sim"), ("kernel", "kernel-native")}, "kernel runs are planned and stored"
+    kernel = [r for r in runs if r.backend != "sim"]
+    assert all("jitter" not in r.scenario.doc["topology"]["bottleneck"] for r in kernel)
+    seeds = {r.scenario.doc["simulation"]["seed"] for r in runs if r.params["algorithm"] == "reno"}
+    assert seeds == set(range(1, cf.repeats(quick=True) + 1))
+
+
+def test_bbr_against_cubic_is_one_flow_each_on_both_sides():
+    base = cf.matrix()[0]
+    sc = cf.scenario(base, "bbr+cubic")
+    flows = sc.doc["flows"]
+    assert [f["cc"] if isinstance(f["cc"], str) else f["cc"]["name"] for f in flows] == ["bbr", "cubic"]
+    assert flows[1]["cc"] == {"name": "cubic", "hystart": True}
+    sc.validate()
+    assert [f.kernel_cc for f in plan(cf.kernel_scenario(sc), native=True).flows] == ["bbr", "cubic"]
+    # bbr is the kernel's own module even without native (tcplab has no port of it).
+    assert plan(cf.kernel_scenario(cf.scenario(base, "bbr"))).flows[0].kernel_cc == "bbr"
+    assert cf.tolerances("bbr+cubic") is cf.BBR_TOLERANCES and cf.tolerances("reno") is cf.TOLERANCES
 
 
 def test_plan_accepts_only_the_linux_stack_and_refuses_other_tcp_keys():
@@ -146,6 +171,23 @@ def test_checks_pass_miss_and_never_pass_on_missing_data():
     assert cf.within_share([1.0], [1.0]) is None and cf.within_relative(0.0, 1.0, 0.1) is None
 
 
+def test_sides_are_compared_by_their_means_over_runs():
+    point = cf.matrix()[0]
+    one = cf.metrics(_synthetic([9e6], retrans=(60,)), 10e6, (2.0, 10.0), 1000.0)
+    two = cf.metrics(_synthetic([9e6], retrans=(140,)), 10e6, (2.0, 10.0), 1000.0)
+    mean = cf.metrics(_synthetic([9e6], retrans=(100,)), 10e6, (2.0, 10.0), 1000.0)
+    row = cf.compare_point(point, "reno", [mean], [one, two])
+    assert row["retransmissions_sim"] == 100 and row["retransmissions_check"] == "pass"
+    assert row["retransmissions_sd_sim"] == pytest.approx(56.57, abs=0.01) and row["runs"] == "1/2"
+    assert np.isnan(row["retransmissions_sd_kernel"]), "no spread from one run"
+    # Any run lacking a figure makes the mean missing: never a mean over a different subset.
+    blind = cf.metrics(_synthetic([9e6], nan_rtt=True), 10e6, (2.0, 10.0), 1000.0)
+    assert cf.compare_point(point, "reno", [mean], [one, blind])["mean_rtt_check"] == "not evaluated"
+    pair = cf.metrics(_synthetic([6e6, 3e6]), 10e6, (2.0, 10.0), 1000.0)
+    row = cf.compare_point(point, "bbr+cubic", [pair], [pair])
+    assert row["share_check"] == "pass" and "retransmissions_check" not in row, "BBR: reported only"
+
+
 def test_tcp_info_parsing_and_sample_files(tmp_path):
     buf = bytearray(248)
     buf[1] = 3  # ca_state: recovery
@@ -187,3 +229,29 @@ def test_reproduce_refuses_clearly_without_root(monkeypatch, tmp_path):
     )
     assert r.exit_code == 2
     assert "needs root" in r.output and "linux/conformance" in r.output
+
+
+def test_kernel_runs_are_keyed_by_the_beds_document_not_the_engine(monkeypatch):
+    """Hours of real-time runs must survive a new simulator: a kernel run's store key comes
+    from the document the bed runs, so changing the engine's canonical form re-keys only
+    the simulated runs."""
+    from tcplab import sweep
+
+    exp = LinuxConformance()
+    before = {p.params["backend"] + str(p.params): p.key for p in sweep.plan([exp], quick=True)}
+    real = sweep._engine.validate
+    monkeypatch.setattr(sweep._engine, "validate", lambda text: real(text) + "\n# a new default\n")
+    after = {p.params["backend"] + str(p.params): p.key for p in sweep.plan([exp], quick=True)}
+    kernel = [k for k in before if k.startswith("kernel")]
+    assert kernel and all(before[k] == after[k] for k in kernel)
+    assert all(before[k] != after[k] for k in before if k.startswith("sim"))
+
+
+def test_the_summary_shows_both_sides_and_names_the_misses():
+    point = cf.matrix()[0]
+    k = cf.metrics(_synthetic([9e6], retrans=(100,)), 10e6, (2.0, 10.0), 1000.0)
+    s = cf.metrics(_synthetic([9e6], retrans=(140,), cwnd=45.0), 10e6, (2.0, 10.0), 1000.0)
+    table = cf.conformance_table([cf.compare_point(point, "reno", [k, k], [s])])
+    row = cf.summary_table(table).iloc[0]
+    assert row["retrans"] == "100±0 / 140" and row["utilisation"] == "0.959 / 0.959"
+    assert row["verdict"] == "miss (retransmissions, mean_cwnd)"

@@ -288,7 +288,7 @@ def test_papers_doc_maps_numbers_to_short_names_and_lists_every_experiment():
     root = Path(__file__).resolve().parents[1]
     doc = (root / "docs" / "papers.md").read_text()
     assert "docs/papers.md" in (root / "README.md").read_text()
-    assert set(NUMBERS) == set(PAPERS) - {"linux"}
+    assert set(NUMBERS) == set(PAPERS) - {"linux", "beyond"}
     sections = {}
     for part in doc.split("\n## ")[1:]:
         number, short = part.split()[:2]
@@ -299,6 +299,13 @@ def test_papers_doc_maps_numbers_to_short_names_and_lists_every_experiment():
     for e in all_experiments():
         if e.paper in NUMBERS:
             assert f"`{e.name}`" in sections[e.paper][1], f"{e.name} is not in docs/papers.md"
+    beyond = (root / "docs" / "beyond.md").read_text()
+    assert "docs/beyond.md" in doc and "docs/beyond.md" in (root / "README.md").read_text()
+    for e in all_experiments():
+        if e.paper == "beyond":
+            assert f"| `{e.name}` |" in beyond and f"## `{e.name}`" in beyond, (
+                f"{e.name} is not in docs/beyond.md"
+            )
 
 
 def test_experiments_and_report_show_paper_number_and_short_name(tmp_path):

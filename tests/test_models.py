@@ -30,6 +30,8 @@ from tcplab.analysis import (
     red_model,
     red_reno_window,
     red_timeout_probability,
+    ware_bbr_share,
+    ware_rtt_estimate_s,
 )
 
 # Paper 003, section 4.2: BW = 1.5 Mb/s, tau = 1.5 ms + 5 ms; 1000-byte packets (assumed).
@@ -485,3 +487,54 @@ def test_dcf_throughput_is_a_fraction(n, cw_min, m):
     assert 0 < r.normalized < 1
     single = bianchi_saturation_throughput(1, params, 8000, 54e6)
     assert r.tau <= single.tau
+
+
+# ------------------------------------------------------ Ware et al. (IMC 2019), BBR v1 vs loss-based
+
+# Their validation path: 10 Mb/s of 1500-byte packets (833.3 packets/s), 40 ms base RTT, BDP 33.3 packets.
+WARE_C, WARE_L = 10e6 / 12000, 0.04
+
+
+def test_ware_four_bdp_by_hand():
+    # q = 133.3: p = 1/2 - 1/8 - 4/133.3 = 0.345 (eq. 9); RTT = (0.345 q + 4)/c + l = 0.1 s (eq. 7);
+    # cap = 2 (1 - p) c RTT = 109.2 = (1 - p)(q + c l) (eq. 8); probe (0.16 + 0.2 + 0.04)/10 = 0.04 (eq. 11).
+    m = ware_bbr_share(4 * WARE_C * WARE_L, WARE_C, WARE_L)
+    assert m.buffer_bdp == pytest.approx(4)
+    assert m.loss_based_share == pytest.approx(0.345)
+    assert m.rtt_estimate_s == pytest.approx(0.1)
+    assert m.in_flight_cap_packets == pytest.approx((1 - 0.345) * (133.333 + 33.333), rel=1e-4)
+    assert m.probe_rtt_share == pytest.approx(0.04)
+    assert m.bbr_share == pytest.approx(0.655 * 0.96)
+
+
+def test_ware_deep_buffers_approach_one_half_less_probe_time():
+    m = ware_bbr_share(1e5 * WARE_C * WARE_L, WARE_C, WARE_L)
+    assert m.loss_based_share == pytest.approx(0.5, abs=1e-4)
+    assert m.probe_rtt_share == 1.0 and m.bbr_share == 0.0  # the queue takes longer than 10 s to drain
+
+
+def test_ware_shallow_buffer_gives_bbr_the_link_but_probe_time():
+    m = ware_bbr_share(0.5 * WARE_C * WARE_L, WARE_C, WARE_L)
+    assert m.loss_based_share == 0.0
+    assert m.bbr_share == pytest.approx(1 - (0.02 + 0.2 + 0.04) / 10)
+
+
+def test_ware_more_bbr_flows_take_more_and_rtt_estimate_counts_their_packets():
+    one, eight = (ware_bbr_share(8 * WARE_C * WARE_L, WARE_C, WARE_L, n) for n in (1, 8))
+    assert eight.loss_based_share == pytest.approx(one.loss_based_share - 28 / (8 * WARE_C * WARE_L))
+    assert eight.bbr_share > one.bbr_share
+    assert ware_rtt_estimate_s(0.5, 100, 1000, 0.04, 2) == pytest.approx((50 + 8) / 1000 + 0.04)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: ware_bbr_share(0, WARE_C, WARE_L), "queue_packets"),
+        (lambda: ware_bbr_share(10, -1, WARE_L), "capacity_pps"),
+        (lambda: ware_bbr_share(10, WARE_C, WARE_L, 0), "bbr_flows"),
+        (lambda: ware_rtt_estimate_s(1.5, 10, WARE_C, WARE_L), "loss_based_share"),
+    ],
+)
+def test_ware_rejects_bad_input(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .experiments.base import VERDICTS, Claim, Outcome
 from .experiments.causes import CAUSES
-from .papers import heading
+from .papers import NUMBERS, heading
 from .publish import check_replaceable, replaced_dir
 
 CSS = """
@@ -111,6 +111,12 @@ def cause_rows(outcomes: list[Outcome]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def claims_heading(paper: str) -> str:
+    """What an experiment's claims are: a numbered paper's, or tcplab's own hypotheses
+    (``linux/...``, ``beyond/...``), which no paper states."""
+    return "Claims of the paper" if paper in NUMBERS else "tcplab's own claims (no paper states them)"
 
 
 def _claim_line(c: Claim) -> str:
@@ -217,7 +223,7 @@ def _write_report_files(outcomes: list[Outcome], out_dir: Path, quick: bool, tim
                 md += [f"{name}{mark}:", md_table(table)]
                 h += [f"<p><b>{html.escape(name + mark)}</b></p>", html_table(table)]
             if o.claims:
-                md.append(f"Claims of the paper, checked against our data{mark}:")
+                md.append(f"{claims_heading(e.paper)}, checked against our data{mark}:")
                 h.append("<ul class='claims'>")
                 for c in o.claims:
                     sign, line = MARKS[c.verdict], _claim_line(c)

@@ -47,6 +47,13 @@ class Planned:
     source: str = ""
 
 
+#: Versions the test bed's measurements in kernel runs' store keys: a kernel run is keyed
+#: by the document the bed ran (not by the engine's version or canonical form, so a new
+#: simulator never re-runs hours of real-time measurements); bump it when what the bed
+#: measures changes.
+TESTBED_VERSION = "testbed-2"
+
+
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
     """Every run of the experiments and of their ablations (tcplab.experiments.ablation).
     A kernel run's key differs from the simulated run of the same scenario."""
@@ -54,9 +61,12 @@ def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
     for exp in [*experiments, *ablated(experiments)]:
         for run in exp.runs(quick):
             canonical = _engine.validate(run.scenario.to_toml())
-            marked = canonical if run.backend == "sim" else f"{canonical}\n# backend = {run.backend}\n"
-            source = run.scenario.to_toml() if run.backend != "sim" else ""
-            out.append(Planned(exp, run.params, run_key(marked), canonical, run.backend, source))
+            if run.backend == "sim":
+                key, source = run_key(canonical), ""
+            else:
+                source = run.scenario.to_toml()
+                key = run_key(f"{source}\n# backend = {run.backend}\n", TESTBED_VERSION)
+            out.append(Planned(exp, run.params, key, canonical, run.backend, source))
     return out
 
 
@@ -176,13 +186,14 @@ def _on_kernel(
     with Progress(*_COLUMNS, disable=not show_progress) as progress:
         bar = progress.add_task("kernel test bed (real time)", total=len(todo))
         for key, p in todo.items():
-            res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False)
+            native = p.backend == "kernel-native"
+            res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False, native=native)
             frames = {name: getattr(res, name, None) for name in TABLES}
             info = {
                 "experiment": p.experiment.name,
                 "params": p.params,
                 "scenario": p.toml,
-                "backend": "kernel",
+                "backend": p.backend,
             }
             store.put_encoded(key, encode_frames(frames, res.meta), info)
             progress.advance(bar)

@@ -7,10 +7,12 @@ Models (each cites its paper's equations):
 * :mod:`.code_epsilon`: CODE TCP's epsilon equation (paper 000, eq. 18: roots 0.68 and 0.91).
 * :mod:`.tcp_models`: Mathis et al. and Padhye et al. (PFTK) Reno throughput against loss rate.
 * :mod:`.dcf`: Bianchi's IEEE 802.11 DCF saturation throughput.
+* :mod:`.bbr_model`: Ware et al. (IMC 2019), BBR v1's share against loss-based flows (eqs. 7-11).
 
 Statistics: :mod:`.stats`.
 """
 
+from .bbr_model import WARE_STATED_MEDIAN_ERROR, WareShare, ware_bbr_share, ware_rtt_estimate_s
 from .code_epsilon import code_epsilon, code_epsilon_polynomial, code_epsilon_roots, code_reno_cycle_ratio
 from .dcf import (
     DcfParameters,
@@ -86,6 +88,10 @@ __all__ = [
     "pftk_throughput_bps",
     "pftk_timeout_probability",
     "ratio_ci",
+    "WARE_STATED_MEDIAN_ERROR",
+    "WareShare",
+    "ware_bbr_share",
+    "ware_rtt_estimate_s",
     "red_curve",
     "red_model",
     "red_reno_window",

@@ -1,4 +1,5 @@
-"""Every experiment of the five papers, by name (see ../shared/seeds/EXPERIMENTS.md)."""
+"""Every experiment of the five papers, by name (see ../shared/seeds/EXPERIMENTS.md), and
+tcplab's own (``linux/...``, ``beyond/...``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ PAPERS = {
     "hasegawa": "Hasegawa, Kurata & Murata, Fairness between TCP Reno and Vegas (ICNP 2000)",
     "wlan": "Hashimoto, Hasegawa & Murata, Hybrid TCP in wireless LANs",
     "linux": "tcplab's own: the simulator's linux profile against Linux TCP (root; only when named)",
+    "beyond": "tcplab's own: BBR beyond the papers (issue 18; docs/beyond.md)",
 }
 
 
@@ -65,7 +67,7 @@ def all_experiments() -> list[Experiment]:
 
 
 def _load() -> None:
-    from . import code_tcp, fahmy, hasegawa, linux, veno, wlan  # noqa: F401  (registration side effect)
+    from . import bbr_cubic, bbr_vegas, bbr_wlan, code_tcp, fahmy, hasegawa, linux, veno, wlan  # noqa: F401  (registration side effect)
 
 
 __all__ = [

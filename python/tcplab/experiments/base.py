@@ -18,8 +18,9 @@ class Run:
 
     params: dict[str, Any]
     scenario: Scenario
-    #: "sim" (the engine) or "kernel" (the namespace test bed, in real time; stored like a
-    #: simulated run, run only by ``tcplab reproduce --kernel``).
+    #: "sim" (the engine), "kernel" (the namespace test bed, in real time; stored like a
+    #: simulated run, run only by ``tcplab reproduce --kernel``) or "kernel-native" (the
+    #: same, with reno and cubic the kernel's own modules instead of tcplab's BPF ports).
     backend: str = "sim"
 
 

@@ -19,12 +19,13 @@ PACKAGES = {
     "iperf3": "iperf3",  # the flows
     "tcpdump": "tcpdump",  # the bottleneck's pcap
     "cc": "gcc",  # the delay element
+    "chrt": "util-linux",  # the delay element at real-time priority
     "make": "make",  # the BPF objects
     "clang": "clang",
     "bpftool": "bpftool",
 }
 #: What building and running a bed needs in any case (``run_plan`` adds the rest).
-BED = ("ip", "tc", "ss", "ethtool", "ping", "cc")
+BED = ("ip", "tc", "ss", "ethtool", "ping", "cc", "chrt")
 TOOLS = tuple(PACKAGES)
 
 

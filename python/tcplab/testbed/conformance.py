@@ -4,8 +4,12 @@ profile, with figures normalised the same way on both sides and checked against 
 The matrix (``matrix``) is a base point (10 Mb/s, 40 ms RTT, a buffer of one BDP, no random
 loss, one flow) and one-at-a-time variations of it (buffer 0.5 and 2 BDP, loss 0.5 % and
 2 %, RTT 20 and 100 ms, two flows starting together and staggered), each for every algorithm
-of ``ALGORITHMS``: the kernel's own ``reno`` and ``cubic`` and tcplab's BPF Vegas, Veno,
-NewVegas and CODE.
+of ``ALGORITHMS``: the kernel's own ``reno``, ``cubic`` and ``bbr`` and tcplab's BPF Vegas,
+Veno, NewVegas and CODE; and the mixed pairs of ``PAIRS`` (BBR against CUBIC) on every
+one-flow point. Each point runs ``repeats`` times on each side (seeds 1, 2, ...: the bed's
+random-loss stream and the simulator's), and the sides are compared by their means: single
+runs differ from each other by more than the tolerances (a slow start that a random loss
+ends early retransmits a third of what one ended by the buffer does).
 
 Normalisation (``metrics``), identical for both back ends:
 - goodput: payload bytes acknowledged inside the measurement window, from the sampled
@@ -37,11 +41,15 @@ import pandas as pd
 
 from ..result import Result
 from ..scenario import Scenario, link
+from .runner import delivered_in_window
 
-#: Kernel congestion controls of the matrix, by simulator name (reno and cubic are the
+#: Kernel congestion controls of the matrix, by simulator name (reno, cubic and bbr are the
 #: kernel's own, the others tcplab's BPF ports).
-ALGORITHMS = ("reno", "cubic", "vegas", "veno", "newvegas", "code")
-#: Held to the tolerances on every point; the others with the bed's jitter in the simulator.
+ALGORITHMS = ("reno", "cubic", "vegas", "veno", "newvegas", "code", "bbr")
+#: Two flows of different algorithms, flow 0 the first: run on every one-flow point.
+PAIRS = ("bbr+cubic",)
+#: Held to the tolerances on every point; NewVegas and CODE with the bed's jitter in the
+#: simulator; BBR (alone and against CUBIC) to ``BBR_TOLERANCES``.
 STRICT = ("reno", "cubic", "vegas", "veno")
 JITTERED = ("newvegas", "code")
 #: The bed's own RTT jitter above its minimum (docs/kernel.md): p95 0.41 ms on an idle bed.
@@ -79,6 +87,22 @@ class Point:
         return (self.warmup + self.stagger, self.duration)
 
 
+def repeats(quick: bool = False) -> int:
+    """Runs per point and algorithm on each side (seeds 1..n)."""
+    return 2 if quick else 3
+
+
+def entries(quick: bool = False) -> list[tuple[Point, str]]:
+    """Every (point, algorithm or pair) of the matrix."""
+    return [(p, a) for p in matrix(quick) for a in (*ALGORITHMS, *(PAIRS if p.flows == 1 else ()))]
+
+
+def flow_algorithms(point: Point, algo: str) -> list[str]:
+    """The algorithm of each flow: a pair ("bbr+cubic") gives one flow each."""
+    pair = algo.split("+")
+    return pair if len(pair) > 1 else [algo] * point.flows
+
+
 def matrix(quick: bool = False) -> list[Point]:
     """The scenarios: a base point and one-at-a-time variations (quick: three short ones)."""
     if quick:
@@ -113,13 +137,14 @@ def scenario(
     extra: dict[str, Any] = {}
     if point.loss > 0:
         extra["loss"] = {"model": "bernoulli", "p": point.loss, "applies_to": "data"}
-    if sim_stack is not None and jitter is not None and algo in JITTERED:
+    algos = flow_algorithms(point, algo)
+    if sim_stack is not None and jitter is not None and any(a in JITTERED for a in algos):
         extra["jitter"] = dict(jitter)
     bottleneck = link(
         f"{point.rate_mbps}Mbps", f"{(one_way - 2 * ACCESS_DELAY) * 1e3:g}ms", point.buffer_packets, **extra
     )
     s = Scenario.dumbbell(
-        point.flows,
+        len(algos),
         bottleneck,
         access={"rate": "1Gbps", "delay": f"{ACCESS_DELAY * 1e3:g}ms"},
         duration=point.duration,
@@ -131,11 +156,9 @@ def scenario(
     if sim_stack is not None:
         tcp["stack"] = sim_stack
     s.set_tcp(**tcp)
-    cc: Any = (
-        {"name": algo, **KERNEL_DEFAULTS[algo]} if sim_stack is not None and algo in KERNEL_DEFAULTS else algo
-    )
-    for i in range(point.flows):
-        s.add_flow(f"s{i}", f"d{i}", cc, name=f"{algo}{i}", start=i * point.stagger)
+    for i, a in enumerate(algos):
+        cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
+        s.add_flow(f"s{i}", f"d{i}", cc, name=f"{a}{i}", start=i * point.stagger)
     return s
 
 
@@ -157,15 +180,6 @@ def kernel_scenario(sim: Scenario) -> Scenario:
         if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
             f["cc"] = f["cc"]["name"]
     return k
-
-
-def _delivered(series: pd.DataFrame, flow: int, window: tuple[float, float]) -> float:
-    s = series[series["flow"] == flow].sort_values("time")
-    s = s[np.isfinite(s["bytes_delivered"].astype(float))]
-    if len(s) < 2 or s["time"].iloc[-1] < window[1] - 0.05 or s["time"].iloc[0] > window[0] + 0.05:
-        return float("nan")
-    t, b = s["time"].to_numpy(float), s["bytes_delivered"].to_numpy(float)
-    return float(np.interp(window[1], t, b) - np.interp(window[0], t, b))
 
 
 @dataclass
@@ -194,7 +208,7 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
     cwnds, rtts = [], []
     for i in ids:
         length = window[1] - window[0]
-        delivered = _delivered(series, i, window) if len(series) else nan
+        delivered = delivered_in_window(series, i, window) if len(series) else nan
         goodputs.append(delivered * 8 / length if length > 0 else nan)
         mine = series[(series["flow"] == i) & (series["time"] >= window[0]) & (series["time"] <= window[1])]
         c = mine["cwnd"].to_numpy(float)
@@ -258,24 +272,79 @@ TOLERANCES = {
 }
 
 
+#: BBR's tolerances (alone and against CUBIC): utilisation within 3 %, mean RTT within 10 %
+#: (shares within 10 points as for every two-flow run); retransmissions and cwnd reported.
+BBR_TOLERANCES = {
+    "utilisation": ("within 3 % (relative)", lambda k, s: within_relative(k, s, 0.03)),
+    "mean_rtt": ("within 10 %", lambda k, s: within_relative(k, s, 0.10)),
+}
+
+
+def tolerances(algo: str) -> dict[str, tuple[str, Any]]:
+    """The checks an algorithm (or pair) of the matrix is held to."""
+    return BBR_TOLERANCES if "bbr" in algo.split("+") else TOLERANCES
+
+
+#: The figures a row of the table shows, kernel and simulator side by side.
+SCALARS = ("utilisation", "retransmissions", "timeouts", "mean_rtt", "p50_rtt", "p95_rtt", "mean_cwnd")
+
+
+def mean_figures(runs: list[Figures]) -> Figures:
+    """The mean of several runs' figures (NaN where any run lacks one: a mean over the runs
+    that happen to have a figure would compare different sets); shares flow by flow."""
+    if not runs:
+        return Figures(goodput_bps=float("nan"), **{name: float("nan") for name in SCALARS})
+    means = {name: float(np.mean([getattr(f, name) for f in runs])) for name in SCALARS}
+    shares = [list(f.shares) for f in runs]
+    same = all(len(x) == len(shares[0]) for x in shares)
+    return Figures(
+        goodput_bps=float(np.mean([f.goodput_bps for f in runs])),
+        shares=[float(v) for v in np.mean(shares, axis=0)] if same and shares[0] else [],
+        segment=runs[0].segment,
+        **means,
+    )
+
+
+def spread(runs: list[Figures], name: str) -> float:
+    """The sample standard deviation of one figure over runs (NaN for fewer than two)."""
+    v = [getattr(f, name) for f in runs]
+    return float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
+
+
 def verdict(ok: bool | None) -> str:
     return "not evaluated" if ok is None else ("pass" if ok else "miss")
 
 
-def compare_point(point: Point, algo: str, kernel: Figures, sim: Figures) -> dict[str, Any]:
-    """One row of the conformance table: both back ends' figures and each check's verdict."""
-    row: dict[str, Any] = {"scenario": point.name, "algorithm": algo, "held": algo in STRICT}
-    for name in ("utilisation", "retransmissions", "timeouts", "mean_rtt", "p50_rtt", "p95_rtt", "mean_cwnd"):
-        k, s = getattr(kernel, name), getattr(sim, name)
+def compare_point(
+    point: Point, algo: str, kernel: list[Figures] | Figures, sim: list[Figures] | Figures
+) -> dict[str, Any]:
+    """One row of the conformance table: both back ends' mean figures over their runs, the
+    spread of each over the runs, and each check's verdict on the means."""
+    kernel_runs = kernel if isinstance(kernel, list) else [kernel]
+    sim_runs = sim if isinstance(sim, list) else [sim]
+    k_mean, s_mean = mean_figures(kernel_runs), mean_figures(sim_runs)
+    checks = tolerances(algo)
+    row: dict[str, Any] = {
+        "scenario": point.name,
+        "algorithm": algo,
+        "held": algo in STRICT or "bbr" in algo.split("+"),
+        "runs": f"{len(kernel_runs)}/{len(sim_runs)}",
+    }
+    for name in SCALARS:
+        k, s = getattr(k_mean, name), getattr(s_mean, name)
         scale = 1e3 if name.endswith("_rtt") else 1.0
         suffix = "_ms" if name.endswith("_rtt") else ""
         row[f"{name}{suffix}_kernel"] = k * scale
         row[f"{name}{suffix}_sim"] = s * scale
-        if name in TOLERANCES:
-            row[f"{name}_check"] = verdict(TOLERANCES[name][1](k, s))
-    row["share_kernel"] = "/".join(f"{x:.2f}" for x in kernel.shares) or "-"
-    row["share_sim"] = "/".join(f"{x:.2f}" for x in sim.shares) or "-"
-    row["share_check"] = verdict(within_share(kernel.shares, sim.shares)) if point.flows > 1 else "-"
+        if name in ("utilisation", "retransmissions", "mean_rtt", "mean_cwnd"):
+            row[f"{name}{suffix}_sd_kernel"] = spread(kernel_runs, name) * scale
+            row[f"{name}{suffix}_sd_sim"] = spread(sim_runs, name) * scale
+        if name in checks:
+            row[f"{name}_check"] = verdict(checks[name][1](k, s))
+    row["share_kernel"] = "/".join(f"{x:.2f}" for x in k_mean.shares) or "-"
+    row["share_sim"] = "/".join(f"{x:.2f}" for x in s_mean.shares) or "-"
+    two = len(flow_algorithms(point, algo)) > 1
+    row["share_check"] = verdict(within_share(k_mean.shares, s_mean.shares)) if two else "-"
     checks = [v for c, v in row.items() if c.endswith("_check") and v != "-"]
     row["verdict"] = (
         "miss" if "miss" in checks else ("not evaluated" if "not evaluated" in checks else "pass")
@@ -285,3 +354,37 @@ def compare_point(point: Point, algo: str, kernel: Figures, sim: Figures) -> dic
 
 def conformance_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows)
+
+
+#: The summary's columns: (title, figure in the full table, format, show the spread).
+SUMMARY = (
+    ("utilisation", "utilisation", "{:.3f}", False),
+    ("retrans", "retransmissions", "{:.0f}", True),
+    ("mean RTT (ms)", "mean_rtt_ms", "{:.1f}", True),
+    ("mean cwnd", "mean_cwnd", "{:.1f}", False),
+)
+
+
+def _side(row: pd.Series, name: str, side: str, fmt: str, with_sd: bool) -> str:
+    value = row[f"{name}_{side}"]
+    if not math.isfinite(value):
+        return "-"
+    sd = row.get(f"{name}_sd_{side}", float("nan"))
+    return fmt.format(value) + (f"±{fmt.format(sd)}" if with_sd and math.isfinite(sd) else "")
+
+
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The conformance table as a reader wants it: one cell per figure, "kernel / simulator"
+    (± the spread over runs where it decides a verdict), and the verdict naming the misses."""
+    out = []
+    for _, row in table.iterrows():
+        cells = {"scenario": row["scenario"], "algorithm": row["algorithm"], "runs": row["runs"]}
+        for title, name, fmt, with_sd in SUMMARY:
+            cells[title] = (
+                f"{_side(row, name, 'kernel', fmt, with_sd)} / {_side(row, name, 'sim', fmt, with_sd)}"
+            )
+        cells["shares"] = "" if row["share_check"] == "-" else f"{row['share_kernel']} vs {row['share_sim']}"
+        missed = [c.removesuffix("_check") for c in row.index if c.endswith("_check") and row[c] == "miss"]
+        cells["verdict"] = row["verdict"] + (f" ({', '.join(missed)})" if missed else "")
+        out.append(cells)
+    return pd.DataFrame(out)

@@ -80,6 +80,10 @@ class Bed:
         return p
 
 
+#: Runs the delay element under SCHED_FIFO (util-linux chrt; root, which the bed needs anyway).
+REALTIME = ("chrt", "--fifo", "50")
+
+
 def _quiet_offloads(bed: Bed, role: str, dev: str) -> None:
     """Checksum offload, segmentation and receive coalescing off: the bottleneck and the
     delay element must see every packet as it is on the wire. A failure is an error, never
@@ -183,7 +187,9 @@ def build(
         "limit",
         str(buffer_packets),
     )
-    cmd = [str(delay_exe), "da", "db", str(delay_fwd_us), str(delay_rev_us)]
+    # Real-time priority: the delay element's wake-up latency is the bed's RTT jitter, and
+    # under the machine's other work it grows tenfold (docs/kernel.md, "The bed's own RTT jitter").
+    cmd = [*REALTIME, str(delay_exe), "da", "db", str(delay_fwd_us), str(delay_rev_us)]
     if loss > 0:
         cmd += [repr(loss), str(seed)]
     p = bed.spawn("d", *cmd, stdout=subprocess.DEVNULL)

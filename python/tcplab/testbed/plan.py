@@ -11,7 +11,8 @@ refused with a ScenarioError naming the field, so a comparison never silently di
 
 ``native`` maps simulator names to the kernel's own congestion controls instead of
 tcplab's BPF ports (``NATIVE``: ``reno`` and ``cubic``), for comparisons against the stock
-kernel rather than against a port.
+kernel rather than against a port. Algorithms tcplab has no port of because the kernel
+ships them (``BUILTIN``: ``bbr``) are always the kernel's own.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from ..scenario import Scenario
 
 #: Simulator names of the kernel's built-in congestion controls (``plan(..., native=True)``).
 NATIVE = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
+#: Simulator names the kernel's own module always runs (no BPF port exists or is needed).
+BUILTIN = {"bbr": "bbr"}
 #: ``[tcp] stack`` values the bed reproduces: the kernel's own stack is the Linux profile.
 STACKS = ("linux",)
 #: Header bytes on the wire besides the payload: IPv4 20 + TCP 20 (+ 12 of timestamps).
@@ -202,7 +205,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
             raise _unsupported(
                 f"{where}.cc", "algorithm parameters (the kernel ports use the papers' defaults)"
             )
-        names = {**KERNEL_NAMES, **NATIVE} if native else KERNEL_NAMES
+        names = {**KERNEL_NAMES, **BUILTIN, **(NATIVE if native else {})}
         if cc not in names:
             raise ScenarioError(
                 f"{where}.cc", f"{cc!r} has no kernel port; known: {', '.join(sorted(names))}"
