@@ -251,10 +251,11 @@ impl SeriesSink for PySeriesSink {
     }
 }
 
-/// Validates a scenario document; returns its canonical TOML (every default written out).
+/// Validates a scenario document (parses it and builds its world without running it);
+/// returns its canonical TOML (every default written out).
 #[pyfunction]
 fn validate(scenario: &str) -> PyResult<String> {
-    tcplab::parse_scenario(scenario)
+    tcplab::validate_scenario(scenario)
         .map(|s| s.to_toml())
         .map_err(config_err)
 }

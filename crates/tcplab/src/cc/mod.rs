@@ -53,6 +53,7 @@ pub mod vegas_linux;
 pub mod vegas_plus;
 pub mod veno;
 
+pub use crate::config::Recovery;
 use crate::sim::Time;
 pub use params::{parse_params, CcSpec};
 pub use registry::{build, ALGORITHMS};
@@ -81,46 +82,8 @@ pub enum CaEvent {
     CompleteCwr,
 }
 
-/// How the sender repairs losses detected by duplicate ACKs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recovery {
-    /// Fast retransmit, then slow start from one segment (go-back-N).
-    Tahoe,
-    /// Fast retransmit and fast recovery with window inflation (RFC 5681 section 3.2).
-    Reno,
-    /// Reno plus partial-ACK handling (RFC 6582).
-    NewReno,
-    /// Conservative loss recovery with a scoreboard and a pipe estimate (RFC 6675).
-    Rfc6675,
-    /// Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`) over the
-    /// scoreboard of RFC 6675.
-    Prr,
-}
-
+/// The engine's side of the scenario's recovery names (config::Recovery).
 impl Recovery {
-    pub fn parse(s: &str) -> Option<Recovery> {
-        match s {
-            "tahoe" => Some(Recovery::Tahoe),
-            "reno" => Some(Recovery::Reno),
-            "newreno" => Some(Recovery::NewReno),
-            "rfc6675" => Some(Recovery::Rfc6675),
-            "prr" => Some(Recovery::Prr),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Recovery::Tahoe => "tahoe",
-            Recovery::Reno => "reno",
-            Recovery::NewReno => "newreno",
-            Recovery::Rfc6675 => "rfc6675",
-            Recovery::Prr => "prr",
-        }
-    }
-
-    /// Every name [`Recovery::parse`] accepts, for error messages.
-    pub const NAMES: &'static str = "tahoe, reno, newreno, rfc6675 or prr";
-
     /// Whether recovery runs on the sender's scoreboard (RFC 6675, PRR) rather than on
     /// NS-2's cumulative-ACK agents.
     pub fn uses_scoreboard(self) -> bool {

@@ -46,8 +46,8 @@ use super::{
     LossKind, Recovery, RetransmitProbe,
 };
 use crate::config::ConfigError;
+use crate::rto::RtoEstimator;
 use crate::sim::Time;
-use crate::tcp::rto::RtoEstimator;
 use serde::{Deserialize, Serialize};
 
 /// How the window responds to a loss.
