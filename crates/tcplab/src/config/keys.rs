@@ -7,6 +7,7 @@
 //! that answers nothing else. What is written by hand is only where each struct sits in the
 //! document ([`schema`]), and the own keys of `CustomLink`, whose `flatten` hides them.
 
+use super::flows::{FlowKind, FlowSpec};
 use super::jitter::{ExponentialJitter, NormalJitter, UniformJitter};
 use super::queues::{
     RedConstSpec, RedModeSpec, RedSpec, SplitSpec, SredSpec, SredVariantSpec, ZlRedSpec,
