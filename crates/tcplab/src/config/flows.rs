@@ -349,46 +349,47 @@ mod tests {
     /// own path.
     #[test]
     fn keys_of_the_other_kind_and_missing_ones_are_named() {
-        let refused = |entry: &str, field: &str, says: &str| {
+        let (cbr_only, tcp_only) = ("applies to CBR flows only", "applies to TCP flows only");
+        let cases = [
+            (format!("{TCP}rate = 1e6\n"), "flows[0].rate", cbr_only),
+            (
+                format!("{TCP}packet_size = 100\n"),
+                "flows[0].packet_size",
+                cbr_only,
+            ),
+            (format!("{CBR}cc = \"reno\"\n"), "flows[0].cc", tcp_only),
+            (
+                format!("{CBR}recovery = \"prr\"\n"),
+                "flows[0].recovery",
+                tcp_only,
+            ),
+            (format!("{CBR}bytes = 10\n"), "flows[0].bytes", tcp_only),
+            (
+                format!("{CBR}tcp = {{ mss = 500 }}\n"),
+                "flows[0].tcp",
+                tcp_only,
+            ),
+            (
+                CBR.replace("rate = \"500kbps\"\n", ""),
+                "flows[0].rate",
+                "missing",
+            ),
+            (
+                TCP.replace("cc = \"vegas\"\n", ""),
+                "flows[0].cc",
+                "missing",
+            ),
+            (
+                format!("{TCP}{TCP}{CBR}bytes = 1\n"),
+                "flows[2].bytes",
+                tcp_only,
+            ),
+        ];
+        for (entry, field, says) in &cases {
             let (f, m) = flows(entry).expect_err(entry);
-            assert_eq!(f, field, "{entry}: {m}");
+            assert_eq!(f, *field, "{entry}: {m}");
             assert!(m.contains(says), "{entry}: {m}");
-        };
-        let cbr_only = "applies to CBR flows only";
-        refused(&format!("{TCP}rate = 1e6\n"), "flows[0].rate", cbr_only);
-        refused(
-            &format!("{TCP}packet_size = 100\n"),
-            "flows[0].packet_size",
-            cbr_only,
-        );
-        let tcp_only = "applies to TCP flows only";
-        refused(&format!("{CBR}cc = \"reno\"\n"), "flows[0].cc", tcp_only);
-        refused(
-            &format!("{CBR}recovery = \"prr\"\n"),
-            "flows[0].recovery",
-            tcp_only,
-        );
-        refused(&format!("{CBR}bytes = 10\n"), "flows[0].bytes", tcp_only);
-        refused(
-            &format!("{CBR}tcp = {{ mss = 500 }}\n"),
-            "flows[0].tcp",
-            tcp_only,
-        );
-        refused(
-            &CBR.replace("rate = \"500kbps\"\n", ""),
-            "flows[0].rate",
-            "missing",
-        );
-        refused(
-            &TCP.replace("cc = \"vegas\"\n", ""),
-            "flows[0].cc",
-            "missing",
-        );
-        refused(
-            &format!("{TCP}{TCP}{CBR}bytes = 1\n"),
-            "flows[2].bytes",
-            tcp_only,
-        );
+        }
     }
 
     /// The canonical document (the store's key) writes an entry as it always has: the

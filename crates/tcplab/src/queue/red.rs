@@ -11,68 +11,77 @@ use crate::config::{RedConstSpec, RedMode, RedSpec};
 use crate::net::{DropCause, Packet};
 use crate::sim::{RngStream, Time};
 
-/// What the two REDs differ in: how the average becomes the probability of dropping an
-/// arrival. Each is implemented by its parameter table, which the queue keeps.
+/// What RED decides for one arrival, before the buffer's limits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Decision {
+    /// The average is below `min_th`: admit it (F&J's `count` goes back to -1).
+    Admit,
+    /// Drop it with this probability, `p_a`.
+    Draw(f64),
+    /// The average is above the region of probabilistic drops: drop it.
+    Drop,
+}
+
+/// What the two REDs differ in: how the average becomes the fate of an arrival. Each is
+/// implemented by its parameter table, which the queue keeps.
 pub trait RedRule: Send {
     /// Short name for records.
     const KIND: &'static str;
-    /// Average queue (packets, of `mean_packet_size` in byte mode) below which nothing
-    /// is dropped early.
-    fn min_th(&self) -> f64;
-    /// Weight of the newest sample in the average, F&J's `w_q`.
-    fn w_q(&self) -> f64;
-    /// Bytes of a typical packet: the idle correction's transmission time `s` (F&J
-    /// section 4) and the unit of the byte-mode queue.
-    fn mean_packet_size(&self) -> u32;
-    fn mode(&self) -> RedMode;
-    /// The probability of dropping an arrival of `size` bytes at average `avg` (at least
-    /// `min_th`), given F&J's `count` (which the rule may step); `None`: the average is
-    /// above the region of probabilistic drops and every arrival is dropped.
-    fn arrival_probability(&self, avg: f64, size: u32, count: &mut i64) -> Option<f64>;
+    /// F&J's average on a link of `rate_bps`: its weight `w_q` and the typical packet
+    /// size of its idle correction.
+    fn average(&self, rate_bps: u64) -> AverageQueue;
+    /// The queue an arrival finds, as the average counts it (by default in packets).
+    fn queue(&self, fifo: &DropTail) -> f64 {
+        fifo.len() as f64
+    }
+    /// The fate of an arrival of `size` bytes at average `avg`, given F&J's `count`
+    /// (which the rule may step).
+    fn decide(&self, avg: f64, size: u32, count: &mut i64) -> Decision;
 }
 
 /// F&J figure 2: `p_b` rises linearly from 0 at `min_th` to `max_p` at `max_th`; the count
 /// of packets since the last drop spreads drops evenly (section 7). `gentle` (Floyd 2000):
 /// between `max_th` and `2 max_th`, `p_b` rises linearly from `max_p` to 1 instead of
-/// jumping to 1. `wait` is NS-2's option ([`spaced_probability`]).
+/// jumping to 1. `wait` is NS-2's option ([`spaced_probability`]). In byte mode the queue
+/// is counted in units of `mean_packet_size` (so thresholds keep their meaning in packets
+/// of that size, as NS-2's queue-in-bytes) and `p_b` is scaled by `size / max_packet_size`
+/// (F&J section 4).
 impl RedRule for RedSpec {
     const KIND: &'static str = "red";
 
-    fn min_th(&self) -> f64 {
-        self.min_th
+    fn average(&self, rate_bps: u64) -> AverageQueue {
+        AverageQueue::new(self.w_q, self.mean_packet_size, rate_bps)
     }
 
-    fn w_q(&self) -> f64 {
-        self.w_q
+    fn queue(&self, fifo: &DropTail) -> f64 {
+        match self.mode {
+            RedMode::Packets => fifo.len() as f64,
+            RedMode::Bytes => fifo.bytes() as f64 / self.mean_packet_size as f64,
+        }
     }
 
-    fn mean_packet_size(&self) -> u32 {
-        self.mean_packet_size
-    }
-
-    fn mode(&self) -> RedMode {
-        self.mode
-    }
-
-    fn arrival_probability(&self, avg: f64, size: u32, count: &mut i64) -> Option<f64> {
+    fn decide(&self, avg: f64, size: u32, count: &mut i64) -> Decision {
         let RedSpec {
             min_th,
             max_th,
             max_p,
             ..
         } = *self;
+        if avg < min_th {
+            return Decision::Admit;
+        }
         let mut p_b = if avg < max_th {
             max_p * (avg - min_th) / (max_th - min_th)
         } else if self.gentle && avg < 2.0 * max_th {
             max_p + (1.0 - max_p) * (avg - max_th) / max_th
         } else {
-            return None;
+            return Decision::Drop;
         };
         if self.mode == RedMode::Bytes {
             p_b *= size as f64 / self.max_packet_size as f64;
         }
         *count += 1;
-        Some(spaced_probability(p_b, *count as f64, self.wait))
+        Decision::Draw(spaced_probability(p_b, *count as f64, self.wait))
     }
 }
 
@@ -82,24 +91,18 @@ impl RedRule for RedSpec {
 impl RedRule for RedConstSpec {
     const KIND: &'static str = "red_const";
 
-    fn min_th(&self) -> f64 {
-        self.min_th
+    fn average(&self, rate_bps: u64) -> AverageQueue {
+        AverageQueue::new(self.w_q, self.mean_packet_size, rate_bps)
     }
 
-    fn w_q(&self) -> f64 {
-        self.w_q
-    }
-
-    fn mean_packet_size(&self) -> u32 {
-        self.mean_packet_size
-    }
-
-    fn mode(&self) -> RedMode {
-        RedMode::Packets
-    }
-
-    fn arrival_probability(&self, avg: f64, _size: u32, _count: &mut i64) -> Option<f64> {
-        (avg < self.max_th.unwrap_or(f64::INFINITY)).then_some(self.p)
+    fn decide(&self, avg: f64, _size: u32, _count: &mut i64) -> Decision {
+        if avg < self.min_th {
+            Decision::Admit
+        } else if avg < self.max_th.unwrap_or(f64::INFINITY) {
+            Decision::Draw(self.p)
+        } else {
+            Decision::Drop
+        }
     }
 }
 
@@ -184,7 +187,7 @@ impl<R: RedRule> Red<R> {
     ) -> Self {
         Red {
             fifo: DropTail::new(limit_packets, limit_bytes),
-            avg: AverageQueue::new(rule.w_q(), rule.mean_packet_size(), rate_bps),
+            avg: rule.average(rate_bps),
             rule,
             count: -1,
             rng,
@@ -196,28 +199,25 @@ impl<R: RedRule> Red<R> {
         self.avg.value()
     }
 
-    fn instantaneous(&self) -> f64 {
-        match self.rule.mode() {
-            RedMode::Packets => self.fifo.len() as f64,
-            RedMode::Bytes => self.fifo.bytes() as f64 / self.rule.mean_packet_size() as f64,
-        }
-    }
-
     /// Decides whether an arrival of `size` bytes is dropped early, given the average.
     fn early_drop(&mut self, avg: f64, size: u32) -> bool {
-        if avg < self.rule.min_th() {
-            self.count = -1;
-            return false;
+        match self.rule.decide(avg, size, &mut self.count) {
+            Decision::Admit => {
+                self.count = -1;
+                false
+            }
+            Decision::Drop => {
+                self.count = 0;
+                true
+            }
+            Decision::Draw(p_a) => {
+                let drop = self.rng.bernoulli(p_a);
+                if drop {
+                    self.count = 0;
+                }
+                drop
+            }
         }
-        let Some(p_a) = self.rule.arrival_probability(avg, size, &mut self.count) else {
-            self.count = 0;
-            return true;
-        };
-        let drop = self.rng.bernoulli(p_a);
-        if drop {
-            self.count = 0;
-        }
-        drop
     }
 }
 
@@ -242,7 +242,7 @@ pub fn spaced_probability(p_b: f64, count: f64, wait: bool) -> f64 {
 
 impl<R: RedRule> Queue for Red<R> {
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), DropCause> {
-        let q = self.instantaneous();
+        let q = self.rule.queue(&self.fifo);
         let avg = self.avg.on_arrival(q, now);
         if self.early_drop(avg, pkt.size) {
             return Err(DropCause::AqmEarly);
