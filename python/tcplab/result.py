@@ -86,6 +86,12 @@ class Result:
         second (NaN when no flow runs it)."""
         return float(self.flows.loc[self.flows["cc"] == cc, "goodput_bps"].mean())
 
+    def cc_var(self, flow: int, name: str) -> pd.DataFrame:
+        """The samples of one of a flow's congestion-control variables (``alpha``, ``diff``),
+        in time order."""
+        v = self.cc_vars
+        return v[(v["flow"] == flow) & (v["name"] == name)].sort_values("time", kind="stable")
+
     def delivered(self, flow: int) -> tuple[np.ndarray, np.ndarray]:
         """(time, bytes delivered in order to the receiver) of one flow from its sampled
         series, starting at (0, 0)."""
