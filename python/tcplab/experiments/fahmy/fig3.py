@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from .. import register
-from ..base import Experiment, Figure, Outcome, Run
-from ..common import claim, comparison, every, figure
-from .measure import mean_of, point_table, run_table, throughput_plot, vegas_ahead_claim
+from ..base import Experiment, Outcome, Run
+from ..common import claim, every
+from .measure import sweep_outcome, vegas_ahead_claim
 from .paper import PHASES, TABLE2, TABLE2_PUBLISHED, pair_runs
 
 
@@ -26,24 +26,16 @@ class Fig3(Experiment):
         return pair_runs("buffer", self.buffers, quick)
 
     def analyze(self, results, quick) -> Outcome:
-        out = Outcome(self)
-        runs = run_table(results, "buffer")
-        table = point_table(runs, "buffer")
-        out.tables["throughput by buffer (kb/s, mean over start phases)"] = table
-        out.tables["every run"] = runs
-        ours = mean_of(table, "buffer", "reno", "queue {}") | mean_of(table, "buffer", "vegas", "queue {}")
-        out.comparison = comparison((p, ours[p.quantity]) for p in self.published if p.quantity in ours)
-        out.figures.append(
-            Figure(
-                "buffer",
-                figure(
-                    throughput_plot(table, "buffer", TABLE2),
-                    "bottleneck queue (packets)",
-                    "throughput (kb/s)",
-                ),
-                "Reno vs Vegas throughput against the DropTail buffer, ours (solid, mean and 95% CI over "
-                "start phases) and 002's table 2 (dashed)",
-            )
+        out, table = sweep_outcome(
+            self,
+            results,
+            "buffer",
+            "buffer",
+            "queue {}",
+            "bottleneck queue (packets)",
+            "Reno vs Vegas throughput against the DropTail buffer, ours (solid, mean and 95% CI over "
+            "start phases) and 002's table 2 (dashed)",
+            TABLE2,
         )
         first, last = table.iloc[0], table.iloc[-1]
         out.claims.append(

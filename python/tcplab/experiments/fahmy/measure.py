@@ -10,8 +10,8 @@ import pandas as pd
 
 from ...analysis.stats import mean_ci
 from ...result import Result
-from ..base import Claim, Results
-from ..common import claim, every
+from ..base import Claim, Experiment, Figure, Outcome, Results
+from ..common import claim, comparison, every, figure
 
 
 def _settled_cwnd(res: Result, cc: str) -> float:
@@ -114,6 +114,32 @@ def vegas_ahead_claim(text: str, points: pd.DataFrame, key: str, unit: str, stri
         )
         return claim(text, holds, detail, cause="single-run", why=why)
     return claim(text, holds, detail)
+
+
+def sweep_outcome(
+    exp: Experiment,
+    results: Results,
+    key: str,
+    what: str,
+    label: str,
+    xlabel: str,
+    caption: str,
+    published: dict[Any, tuple[float, float]] | None = None,
+) -> tuple[Outcome, pd.DataFrame]:
+    """A two-flow sweep over ``key``: every run and the means per point as tables ("throughput
+    by ``what``"), the comparison with the experiment's published numbers (whose quantities
+    name a point by ``label``, "queue {}"), and the throughput figure with the ``published``
+    (Reno, Vegas) values by point dashed. Returns the outcome and the per-point table."""
+    out = Outcome(exp)
+    runs = run_table(results, key)
+    table = point_table(runs, key)
+    out.tables[f"throughput by {what} (kb/s, mean over start phases)"] = table
+    out.tables["every run"] = runs
+    ours = mean_of(table, key, "reno", label) | mean_of(table, key, "vegas", label)
+    out.comparison = comparison((p, ours[p.quantity]) for p in exp.published if p.quantity in ours)
+    plot = throughput_plot(table, key, published)
+    out.figures.append(Figure(key, figure(plot, xlabel, "throughput (kb/s)"), caption))
+    return out, table
 
 
 def mean_of(points: pd.DataFrame, key: str, kind: str, label: str) -> dict[str, float]:
