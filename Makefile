@@ -36,6 +36,7 @@ reproduce-quick: build
 	$(BIN)/tcplab reproduce all --quick $(KERNEL_FLAG) --store results-quick --report report-quick
 
 lint: setup
+	python3 scripts/module-cycles.py
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(BIN)/ruff check python tests bench

@@ -74,10 +74,9 @@ def in_venv() -> bool:
     return Path(sys.prefix).resolve() == VENV.resolve()
 
 
-def bootstrap() -> None:
-    """Re-runs this script inside bench/.venv, creating it (ns3, matplotlib) if needed."""
-    if in_venv() or os.environ.get("TCPLAB_BENCH_NO_VENV"):
-        return
+def ensure_venv() -> Path:
+    """bench/.venv's interpreter, the venv created and ns3 and matplotlib installed in it if
+    needed."""
     py = VENV / "bin" / "python"
     if not py.exists():
         print(f"creating {VENV} and installing ns3 and matplotlib (a few minutes, once)")
@@ -88,7 +87,20 @@ def bootstrap() -> None:
     )
     if subprocess.run([str(py), "-c", probe]).returncode != 0:
         subprocess.run([str(py), "-m", "pip", "install", "-r", str(BENCH / "requirements.txt")], check=True)
+    return py
+
+
+def bootstrap() -> None:
+    """Re-runs this script inside bench/.venv, creating it (ns3, matplotlib) if needed."""
+    if in_venv() or os.environ.get("TCPLAB_BENCH_NO_VENV"):
+        return
+    py = ensure_venv()
     os.execv(str(py), [str(py), str(Path(__file__).resolve()), *sys.argv[1:]])
+
+
+def build_ns3(python: str | Path) -> None:
+    """The ns-3 programs (bench/ns3/build.sh), against the ns3 wheel of ``python``'s environment."""
+    subprocess.run([str(BENCH / "ns3" / "build.sh"), str(python)], check=True, stdout=subprocess.DEVNULL)
 
 
 def build(ns3: bool) -> None:
@@ -101,9 +113,7 @@ def build(ns3: bool) -> None:
         check=True,
     )
     if ns3:
-        subprocess.run(
-            [str(BENCH / "ns3" / "build.sh"), sys.executable], check=True, stdout=subprocess.DEVNULL
-        )
+        build_ns3(sys.executable)
 
 
 def build_baseline(rev: str) -> Path:
@@ -221,47 +231,123 @@ def with_start_offset(text: str, offset: float) -> str:
 
 
 def ns3_cc(flow: dict) -> str:
-    """bench/ns3/dumbbell's name for a flow's congestion control: NewReno (or Reno), or Vegas
-    as Linux's tcp_vegas.c sets it (ns-3's TcpVegas: alpha 2, beta 4, gamma 1)."""
+    """bench/ns3/dumbbell's name for a flow's congestion control: NewReno (or Reno), Vegas as
+    Linux's tcp_vegas.c sets it (ns-3's TcpVegas: alpha 2, beta 4, gamma 1), CUBIC with
+    HyStart (ns-3's TcpCubic runs it, as tcp_cubic does by default; tcplab's CUBIC runs it
+    only with ``hystart = true``), or BBR v1 (ns-3's TcpBbr; tcplab's ``bbr`` has no
+    parameters)."""
     cc = flow.get("cc", "newreno")
     if isinstance(cc, str):
         cc = {"name": cc}
     name = cc.get("name")
-    if name in ("newreno", "reno") and set(cc) == {"name"}:
+    if name in ("newreno", "reno", "bbr") and set(cc) == {"name"}:
         return name
     if name == "vegas" and cc.get("variant") == "linux" and set(cc) <= {"name", "variant"}:
         return "vegas"
-    raise SystemExit(f"bench/ns3/dumbbell has no counterpart of cc = {cc!r}")
+    if name == "cubic" and cc.get("hystart") is True and set(cc) <= {"name", "hystart"}:
+        return "cubic"
+    hint = (
+        ' (ns-3\'s TcpCubic runs HyStart: give cc = { name = "cubic", hystart = true })'
+        if name == "cubic"
+        else ""
+    )
+    raise SystemExit(f"bench/ns3/dumbbell has no counterpart of cc = {cc!r}{hint}")
+
+
+# Bytes a data packet carries besides its payload on ns-3's point-to-point wire: IPv4 20, TCP
+# 20, the timestamp option padded to 12 when the profile has timestamps, PPP 2.
+NS3_DATA_OVERHEAD = {"ns2": 20 + 20 + 2, "linux": 20 + 20 + 12 + 2}
+# The flow keys bench/ns3/dumbbell models.
+DUMBBELL_FLOW_KEYS = {"src", "dst", "cc", "name", "start"}
+
+
+def bottleneck_loss(link: dict) -> float:
+    """The probability of ``--loss``: a Bernoulli loss of data packets, or none."""
+    loss = link.get("loss")
+    if loss is None:
+        return 0.0
+    if (
+        loss.get("model") != "bernoulli"
+        or loss.get("applies_to", "data") != "data"
+        or set(loss)
+        - {
+            "model",
+            "p",
+            "applies_to",
+        }
+    ):
+        raise SystemExit(
+            f"bench/ns3/dumbbell models Bernoulli loss of data packets only, not loss = {loss!r}"
+        )
+    return float(loss["p"])
+
+
+def rate_scale(tcp: dict, stack: str) -> float:
+    """The factor on every link rate that makes a full data frame take as long to serialise
+    in ns-3 as in tcplab: with ``[tcp] header_bytes`` (tcplab's per-packet bytes besides the
+    payload, e.g. 66 for an Ethernet frame with timestamps), ns-3's frame over tcplab's; 1
+    without (the profiles' own header sizes, which ns-3 matches within its 2-byte PPP header)."""
+    if "header_bytes" not in tcp:
+        return 1.0
+    mss = int(tcp.get("mss", PACKET_BYTES[stack][1]))
+    return (mss + NS3_DATA_OVERHEAD[stack]) / (mss + int(tcp["header_bytes"]))
 
 
 def dumbbell_args(scenario: dict, sack: bool, stack: str = "ns2", start_offset: float = 0.0) -> list[str]:
     """Command-line arguments of bench/ns3/dumbbell for the same dumbbell, with ns-3's TCP
-    set to match tcplab's stack profile ``stack``."""
-    if any("tcp" in f for f in scenario["flows"]) or scenario.get("tcp", {}).keys() - {"stack"}:
-        raise SystemExit("bench/ns3/dumbbell models tcplab's stack profiles only; no [tcp] keys")
+    set to match tcplab's stack profile ``stack`` (the document's ``[tcp] stack`` when it has
+    one). Beyond the profile, ``[tcp]`` may set ``mss`` and ``header_bytes``; the bottleneck
+    a Bernoulli ``loss`` of data; flows a ``start``. Anything else is refused, not dropped."""
+    tcp = scenario.get("tcp", {})
+    stack = tcp.get("stack", stack)
+    if stack not in STACKS:
+        raise SystemExit(
+            f"bench/ns3/dumbbell models the stack profiles {STACKS}, not [tcp] stack = {stack!r}"
+        )
+    extra_tcp = set(tcp) - {"stack", "mss", "header_bytes"}
+    extra_flow = {k for f in scenario["flows"] for k in f} - DUMBBELL_FLOW_KEYS
+    if extra_tcp or extra_flow:
+        raise SystemExit(
+            "bench/ns3/dumbbell models tcplab's stack profiles with [tcp] mss and header_bytes only; "
+            f"it has no counterpart of [tcp] keys {sorted(extra_tcp)} or flow keys {sorted(extra_flow)}"
+        )
     topo = scenario["topology"]
-    b, a = topo["bottleneck"], topo.get("access", {})
+    b = topo["bottleneck"]
+    # tcplab's defaults: an access table without a buffer has a link's default (100 packets).
+    a = topo.get("access", {"rate": 100e6, "delay": 0.001, "buffer": 1000})
+    unsupported = {f"bottleneck.{k}" for k in set(b) - {"rate", "delay", "buffer", "loss"}} | {
+        f"access.{k}" for k in set(a) - {"rate", "delay", "buffer"}
+    }
+    if unsupported:
+        raise SystemExit(f"bench/ns3/dumbbell does not model topology keys {sorted(unsupported)}")
+    scale = rate_scale(tcp, stack)
     rate = parse_rate(b["rate"])
     delay = parse_seconds(b["delay"])
-    access_rate = parse_rate(a.get("rate", 100e6))
-    access_delay = parse_seconds(a.get("delay", 0.001))
+    access_rate = parse_rate(a["rate"])
+    access_delay = parse_seconds(a["delay"])
     buffer = int(b.get("buffer", 100))
     flows = len(scenario["flows"])
+    starts = [float(f.get("start", 0.0)) for f in scenario["flows"]]
+    if start_offset and any(starts):
+        raise SystemExit("bench/ns3/dumbbell: flows with a start of their own take no start offset")
     # Socket buffers: 8 times a flow's fair share of the largest window the path allows
     # (bandwidth-delay product + bottleneck buffer), so the buffers never limit the window
     # in practice (ns-3's BulkSend keeps the send buffer full, which costs memory).
     rtt = 2 * (delay + 2 * access_delay)
     packet, payload = PACKET_BYTES[stack]
+    if "mss" in tcp:
+        payload = int(tcp["mss"])
+        packet = payload + int(tcp.get("header_bytes", packet - PACKET_BYTES[stack][1]))
     window_pkts = rate * rtt / 8 / packet + buffer
     socket_buffer = max(131072, int(8 * window_pkts * payload / flows))
-    return [
+    args = [
         f"--flows={flows}",
-        f"--bottleneckRate={rate:.0f}bps",
+        f"--bottleneckRate={rate * scale:.0f}bps",
         f"--bottleneckDelay={delay * 1e9:.0f}ns",
         f"--bottleneckBuffer={buffer}",
-        f"--accessRate={access_rate:.0f}bps",
+        f"--accessRate={access_rate * scale:.0f}bps",
         f"--accessDelay={access_delay * 1e9:.0f}ns",
-        f"--accessBuffer={int(a.get('buffer', 1000))}",
+        f"--accessBuffer={int(a.get('buffer', 100))}",
         f"--duration={scenario['simulation']['duration']}",
         f"--sack={'true' if sack else 'false'}",
         f"--socketBuffer={socket_buffer}",
@@ -269,6 +355,19 @@ def dumbbell_args(scenario: dict, sack: bool, stack: str = "ns2", start_offset: 
         f"--cc={','.join(ns3_cc(f) for f in scenario['flows'])}",
         f"--startOffsetNs={round(start_offset * 1e9)}",
     ]
+    if "mss" in tcp:
+        args.append(f"--segmentSize={int(tcp['mss'])}")
+    loss = bottleneck_loss(b)
+    if loss:
+        args.append(f"--loss={loss!r}")
+    if any(starts):
+        args.append(f"--starts={','.join(repr(t) for t in starts)}")
+    if "seed" in scenario["simulation"]:
+        args.append(f"--seed={int(scenario['simulation']['seed'])}")
+    interval = float(scenario["simulation"].get("sample_interval", 0) or 0)
+    if interval > 0:
+        args.append(f"--sampleInterval={interval!r}")
+    return args
 
 
 # tcplab's `wlan` defaults (crates/tcplab/src/config/wlan.rs, wifi/propagation.rs) for keys

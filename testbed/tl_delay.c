@@ -8,6 +8,10 @@
  * off on the veths (the test bed does this) so that every frame is a complete packet.
  * Frames of any size a veth carries (MTU up to 65535) pass whole: each is queued in a
  * buffer of its own length, up to SLOTS frames and QUEUE_BYTES bytes per direction.
+ * A frame is due DELAY after the kernel received it (its SO_TIMESTAMPNS stamp), not after
+ * this program read it: frames that wait together for a late wake-up keep their spacing
+ * instead of leaving as one burst (which compressed ACK trains and inflated delivery-rate
+ * samples). Run it at real-time priority so that the sending side is on time too.
  *
  * usage: tl_delay IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED]
  * Exits cleanly on SIGTERM/SIGINT; prints counters to stderr on exit. */
@@ -89,6 +93,12 @@ static int open_iface(const char *name)
 		fprintf(stderr, "tl_delay: bind %s: %s\n", name, strerror(errno));
 		exit(2);
 	}
+	/* Each frame's kernel receive time (SCM_TIMESTAMPNS), from which its due time counts. */
+	int on = 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) < 0) {
+		fprintf(stderr, "tl_delay: SO_TIMESTAMPNS on %s: %s\n", name, strerror(errno));
+		exit(2);
+	}
 	/* Frames addressed to the far side's MAC must be seen too. */
 	memset(&mr, 0, sizeof(mr));
 	mr.mr_ifindex = (int)idx;
@@ -97,15 +107,46 @@ static int open_iface(const char *name)
 	return fd;
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* How long ago the kernel received the frame of `msg` (0 without a stamp). The stamp is
+ * CLOCK_REALTIME; only its distance from now is used, so the due time stays monotonic. */
+static uint64_t age_ns(struct msghdr *msg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			uint64_t stamp, now;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			stamp = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			now = realtime_ns();
+			return now > stamp ? now - stamp : 0;
+		}
+	}
+	return 0;
+}
+
 /* Reads every waiting frame of a lane's input into its ring. */
 static void receive(struct lane *l, uint64_t now)
 {
 	for (;;) {
 		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
 		struct slot *s = &l->ring[l->tail % SLOTS];
-		ssize_t n = recvfrom(l->in, frame, FRAME_MAX, MSG_DONTWAIT | MSG_TRUNC,
-				     (struct sockaddr *)&from, &fl);
+		struct iovec iov = { frame, FRAME_MAX };
+		union {
+			char buf[CMSG_SPACE(sizeof(struct timespec))];
+			struct cmsghdr align;
+		} control;
+		struct msghdr msg = { &from, sizeof(from), &iov, 1, control.buf, sizeof(control.buf), 0 };
+		ssize_t n = recvmsg(l->in, &msg, MSG_DONTWAIT | MSG_TRUNC);
+		uint64_t age;
 
 		if (n <= 0)
 			return;
@@ -126,7 +167,15 @@ static void receive(struct lane *l, uint64_t now)
 		}
 		memcpy(s->data, frame, (size_t)n);
 		s->len = (uint32_t)n;
-		s->due_ns = now + l->delay_ns;
+		age = age_ns(&msg);
+		/* Never earlier than the frame before it: the lane is a FIFO. */
+		s->due_ns = now + l->delay_ns - (age < l->delay_ns ? age : l->delay_ns);
+		if (l->tail != l->head) {
+			uint64_t before = l->ring[(l->tail - 1) % SLOTS].due_ns;
+
+			if (s->due_ns < before)
+				s->due_ns = before;
+		}
 		l->queued_bytes += (uint64_t)n;
 		l->tail++;
 	}

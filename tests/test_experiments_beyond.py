@@ -8,13 +8,18 @@ import pytest
 from tcplab.analysis import ware_bbr_share
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import bbr_cubic as bc
+from tcplab.experiments import bbr_vegas as bv
+from tcplab.experiments import bbr_wlan as bw
 from tcplab.experiments import resolve
+from tcplab.experiments.bbr_stack import LINUX_UNDER_BBR, with_bbr_stack
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 
+BEYOND = ["beyond/bbr-vs-cubic", "beyond/bbr-vegas", "beyond/bbr-wlan"]
+
 
 def test_the_beyond_group_names_its_experiments():
-    assert [e.name for e in resolve(["beyond"])][:1] == ["beyond/bbr-vs-cubic"]
+    assert [e.name for e in resolve(["beyond"])] == BEYOND
     assert all(e.paper == "beyond" and not e.explicit for e in resolve(["beyond"]))
     assert {e.name for e in resolve(["beyond"])} <= {e.name for e in resolve(["all"])}
 
@@ -117,7 +122,7 @@ def test_scenario_is_wares_path_with_the_buffer_in_packets():
 
 @pytest.fixture(scope="module")
 def quick_outcomes(tmp_path_factory):
-    exps = resolve(["beyond/bbr-vs-cubic"])
+    exps = resolve(["beyond"])
     store = ResultStore(tmp_path_factory.mktemp("beyond-store"))
     planned = plan(exps, quick=True)
     execute_plan(planned, store, SerialExecutor(), show_progress=False)
@@ -149,3 +154,163 @@ def test_report_shows_beyond_experiments_as_tcplabs_own(quick_outcomes, tmp_path
     assert "Claims of the paper" not in md
     assert "the model's stated accuracy" in md  # the published number beside ours
     assert (html.parent / "figures" / "beyond-bbr-vs-cubic-share.svg").exists()
+
+
+# -- BBR's TCP beside the papers' algorithms --------------------------------------------------
+
+
+def test_bbr_flows_alone_get_linux_recovery_on_the_setups_segments():
+    from tcplab.experiments.code_tcp import code_scenario
+
+    sc = with_bbr_stack(code_scenario(["bbr", "vegas"], duration=10.0))
+    bbr, vegas = sc.doc["flows"]
+    assert bbr["tcp"] == LINUX_UNDER_BBR and "tcp" not in vegas
+    assert LINUX_UNDER_BBR["mss"] == 1000 and LINUX_UNDER_BBR["delayed_ack"] is False
+    assert "tcp" not in with_bbr_stack(code_scenario(["bbr"], duration=10.0), "ns2").doc["flows"][0]
+    with pytest.raises(ValueError, match="stack must be one of linux, ns2, got 'bsd'"):
+        with_bbr_stack(sc, "bsd")
+
+
+# -- beyond/bbr-vegas ----------------------------------------------------------------------------
+
+
+def _dumbbell_runs(share, queue=lambda peer, b: 20.0, reps=(0, 1)):
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "peer": peer,
+                "buffer": b,
+                "rep": r,
+                "bbr_stack": "linux",
+                "bbr_share": share(peer, b),
+                "bbr_mbps": 9.6 * share(peer, b),
+                "peer_mbps": 9.6 * (1 - share(peer, b)),
+                "queue_packets": queue(peer, b),
+                "bbr_srtt_ms": 60.0,
+                "peer_srtt_ms": 60.0,
+                "bbr_timeouts": 0,
+                "utilisation": 0.98,
+                "peer_loss_responses": 10 if peer == "code" else 30,
+                "peer_diff": 32.0 if peer in ("vegas", "code") else float("nan"),
+                "peer_beta": 33.5 if peer in ("vegas", "code") else float("nan"),
+            }
+            for peer in bv.PEERS
+            for b in bv.BUFFERS
+            for r in reps
+        ]
+    )
+
+
+def test_dumbbell_points_give_shares_in_bdps_beside_the_queue():
+    points = bv.point_table(_dumbbell_runs(lambda p, b: 0.9 if p == "vegas" else 0.5))
+    assert len(points) == len(bv.PEERS) * len(bv.BUFFERS)
+    row = points[(points["peer"] == "vegas") & (points["buffer"] == 100)].iloc[0]
+    assert row["bbr_share"] == pytest.approx(0.9) and row["ci95"] == pytest.approx(0.0)
+    assert pytest.approx(10e6 * 0.05 / (8 * 1040)) == bv.BDP_PACKETS
+    assert row["queue_bdp"] == pytest.approx(20 / bv.BDP_PACKETS) and row["buffer_bdp"] == pytest.approx(
+        100 / 60.1, 1e-3
+    )
+
+
+def test_dumbbell_claims_follow_the_shares():
+    shallow = {25, 50}
+
+    def share(peer, b):
+        if b in shallow:
+            return 0.95
+        return {"vegas": 0.92, "code": 0.60, "veno": 0.50, "reno": 0.53}[peer]
+
+    points = bv.point_table(_dumbbell_runs(share))
+    assert bv.vegas_yields_claim(points).verdict == "holds"
+    code = bv.as_reno_claim(points, "code", "x")
+    assert code.verdict == "unexplained"  # 0.60 vs 0.53 at 100 and 200, not in the shallow buffers
+    assert "(100 packets) CODE answers 10 losses per run against Reno's 30" in code.detail
+    assert (
+        "Diff averaging 32.0 packets against its beta 33.5" in code.detail
+        and "(50 packets)" not in code.detail
+    )
+    veno = bv.as_reno_claim(points, "veno", "x")
+    assert veno.verdict == "holds" and "100: against Veno 0.50, Reno 0.53" in veno.detail
+    assert bv.shallow_claim(points).verdict == "holds"
+    deep_queue = bv.point_table(_dumbbell_runs(share, queue=lambda p, b: 70.0 if b == 200 else 20.0))
+    assert bv.short_queue_claim(points).verdict == "holds"
+    assert bv.short_queue_claim(deep_queue).verdict == "unexplained"
+
+
+# -- beyond/bbr-wlan -----------------------------------------------------------------------------
+
+
+def test_wlan_plan_gives_bbr_linux_recovery_and_a_second_reading_in_full_mode_only():
+    quick, full = bw.BbrWlan().runs(True), bw.BbrWlan().runs(False)
+    for r in quick + full:
+        tcp = [f.get("tcp") for f in r.scenario.doc["flows"]]
+        wanted = LINUX_UNDER_BBR if r.params["cc"] == "bbr" and r.params["bbr_stack"] == "linux" else None
+        assert all(t == wanted for t in tcp), r.params
+    assert {r.params["bbr_stack"] for r in quick} == {"linux"}
+    second = [r.params for r in full if r.params["bbr_stack"] == "ns2"]
+    assert {(p["part"], p["cc"]) for p in second} == {(bw.SIXTEEN, "bbr")} and len(second) == len(bw.SEEDS)
+    mixed = [r for r in full if r.params["part"] == bw.MIXED]
+    assert len(mixed) == (len(bw.PAPER_CCS) + 1) * len(bw.BUFFERS) * len(bw.SEEDS)
+    assert {r.scenario.doc["simulation"]["seed"] for r in mixed} == set(bw.SEEDS)
+
+
+def _wlan_table(rows):
+    import pandas as pd
+
+    return pd.DataFrame(rows)
+
+
+def test_wlan_claims_on_synthetic_tables():
+    mixed = _wlan_table(
+        [
+            {"cc": "BBR", "ap_buffer": b, "up_mean_mbps": 2.5, "down_mean_mbps": down, "ap_ack_fill": fill}
+            for b, down, fill in ((25, 0.001, 0.95), (100, 2.0, 0.5))
+        ]
+    )
+    assert bw.downlinks_claim(mixed).verdict == "unexplained"  # 2.5 / 2.0 < 2 at 100
+    assert bw.downlinks_claim(mixed[mixed["ap_buffer"] == 25]).verdict == "holds"
+    assert bw.ap_queue_claim(mixed).verdict == "unexplained"
+    base = {"min_rtt_s": 0.2, "bw_over_delivery": 1.13, "in_flight_bdps": 1.85}
+    two = _wlan_table(
+        [
+            {"cc": "Reno", "up_srtt_s": 6.0},
+            {"cc": "CTCP", "up_srtt_s": 3.0},
+            {"cc": "FAST", "up_srtt_s": 0.22},
+            {"cc": "Vegas", "up_srtt_s": 0.21},
+            {"cc": "BBR", "up_srtt_s": 0.44, **base},
+        ]
+    )
+    assert bw.rtt_order_claim(two).verdict == "holds"
+    bound = bw.bbr_queue_bound_claim(two)
+    assert (
+        bound.verdict == "unexplained" and "2.20x the minimum" in bound.detail and "2.09 BDPs" in bound.detail
+    )
+    two.loc[two["cc"] == "BBR", "up_srtt_s"] = 0.39
+    assert bw.bbr_queue_bound_claim(two).verdict == "holds"
+    assert bw.rtt_order_claim(two.iloc[:2]).verdict == "not evaluated"  # no BBR, no delay-based
+    sixteen = _wlan_table(
+        [
+            {"cc": "CTCP", "jain_up": 0.3, "starved_up": 10.0, "ap_ack_drop_share": 0.6, "timeouts": 89.0},
+            {"cc": "BBR", "jain_up": 0.6, "starved_up": 3.0, "ap_ack_drop_share": 0.7, "timeouts": 80.0},
+        ]
+    )
+    fair = bw.uplink_fairness_claim(sixteen)
+    assert fair.verdict == "unexplained" and "drops 70% of the uplinks' ACKs" in fair.detail
+
+
+def test_quick_wlan_and_dumbbell_measure_what_their_claims_use(quick_outcomes):
+    w = quick_outcomes["beyond/bbr-wlan"]
+    mixed, two, sixteen = w.tables.values()
+    assert set(mixed["cc"]) == {"Reno", "Vegas", "BBR"} and (mixed["ap_ack_fill"] <= 1).all()
+    bbr_two = two[two["cc"] == "BBR"].iloc[0]
+    assert bbr_two["up_srtt_s"] >= bbr_two["min_rtt_s"] >= 0.2  # 2 x 100 ms wired link
+    assert 0 < bbr_two["frames <= 2 ms"] <= bbr_two["frames <= 10 ms"] <= 1
+    assert bbr_two["bw_over_delivery"] > 0.5 and bbr_two["in_flight_bdps"] > 0.5
+    assert len(sixteen) == 2 and all(c.passed is not None for c in w.claims)
+    v = quick_outcomes["beyond/bbr-vegas"]
+    (points,) = v.tables.values()
+    assert len(points) == len(bv.PEERS) * len(bv.QUICK_BUFFERS) and (points["runs"] == 2).all()
+    assert (points["utilisation"] > 0.9).all() and (points["bbr_timeouts"] == 0).all()
+    assert all(c.passed is not None for c in v.claims)

@@ -360,3 +360,20 @@ def test_a_claim_left_before_its_teardown_finished_is_released_by_its_guardian()
         owner.run("ip", "netns", "add", f"{tag}-s")
     wait_for(lambda: not net.present(), 15, "the guardian to release the namespace")
     assert not list(owner.STATE_DIR.glob("*.json"))
+
+
+@needs_bed
+def test_a_sampler_that_dies_mid_run_fails_the_run(built, monkeypatch, tmp_path):
+    """A run whose tcp_info samples stop part-way is no measurement: it is an error naming
+    the sampler (and so never stored), not a run whose figures quietly go missing."""
+    from tcplab.testbed import runner
+
+    fake = tmp_path / "sampler.py"
+    fake.write_text(
+        "import sys, time\nprint('ready', file=sys.stderr, flush=True)\ntime.sleep(0.5)\n"
+        "print('netlink went away', file=sys.stderr, flush=True)\nsys.exit(3)\n"
+    )
+    monkeypatch.setattr(runner, "SAMPLER", fake)
+    with pytest.raises(net.TestbedError, match="sampler died during the run .*netlink went away"):
+        run_scenario(one_flow(), capture=False)
+    assert net.present() == []

@@ -70,8 +70,14 @@ OnSenderRx(ns3::Ptr<const ns3::Packet>)
 /// the segments an ACK covers as Linux does (ns-3's TcpNewReno grows once per ACK, which
 /// halves its growth under delayed ACKs). ns-3 has no RACK-TLP, D-SACK, undo, quick-ack or
 /// Linux RTO estimator: see docs/performance.md.
+///
+/// `segmentSize`, when not 0, replaces the profile's segment size (the payload bytes of a full
+/// segment, tcplab's `[tcp] mss`).
 inline void
-ConfigureTcp(uint32_t socketBuffer, bool sack, const std::string& stack = "ns2")
+ConfigureTcp(uint32_t socketBuffer,
+             bool sack,
+             const std::string& stack = "ns2",
+             uint32_t segmentSize = 0)
 {
     using namespace ns3;
     const bool isLinux = stack == "linux";
@@ -84,7 +90,11 @@ ConfigureTcp(uint32_t socketBuffer, bool sack, const std::string& stack = "ns2")
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(isLinux ? TcpPrrRecovery::GetTypeId()
                                          : TcpClassicRecovery::GetTypeId()));
-    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(isLinux ? 1448 : 1000));
+    if (segmentSize == 0)
+    {
+        segmentSize = isLinux ? 1448 : 1000;
+    }
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segmentSize));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(isLinux ? 10 : 2));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(isLinux ? 2 : 1));
     Config::SetDefault("ns3::TcpSocket::DelAckTimeout",
@@ -111,6 +121,16 @@ CongestionControl(const std::string& cc, const std::string& stack)
     {
         return TcpVegas::GetTypeId();
     }
+    if (cc == "cubic")
+    {
+        // ns-3's defaults are tcp_cubic's: beta 0.7, C 0.4, fast convergence, HyStart on.
+        return TcpCubic::GetTypeId();
+    }
+    if (cc == "bbr")
+    {
+        // BBR v1 (ns-3's port of tcp_bbr.c); it turns pacing on for its own socket.
+        return TcpBbr::GetTypeId();
+    }
     NS_FATAL_ERROR("no ns-3 congestion control for cc " << cc);
 }
 
@@ -131,10 +151,18 @@ struct FlowCounters
     ns3::TcpSocketState::TcpCongState_t state = ns3::TcpSocketState::CA_OPEN;
     bool sent_any = false;
     ns3::SequenceNumber32 high{0};
+    // The socket's latest state, for the periodic samples (SampleFlows).
+    bool connected = false;
+    uint32_t cwnd = 0;             // bytes
+    double srtt = 0;               // seconds; 0 before the first RTT sample
+    ns3::SequenceNumber32 acked{0}; // highest cumulative ACK received
+    double pacing_bps = 0;         // the socket's pacing rate (used only if pacing is on)
 };
 
 inline std::vector<FlowCounters> g_flows;
 inline std::ofstream* g_trace = nullptr;
+/// Whether the periodic samples (SampleFlows) are taken: their trace sinks are connected only then.
+inline bool g_sampling = false;
 
 inline void
 OnFlowTx(uint32_t flow, ns3::Ptr<const ns3::Packet> p, const ns3::TcpHeader& h,
@@ -187,7 +215,11 @@ OnFlowCongState(uint32_t flow, ns3::TcpSocketState::TcpCongState_t old,
 inline void
 OnFlowCwnd(uint32_t flow, uint32_t, uint32_t now)
 {
-    *g_trace << ns3::Simulator::Now().GetSeconds() << " " << flow << " cwnd " << now << "\n";
+    g_flows[flow].cwnd = now;
+    if (g_trace)
+    {
+        *g_trace << ns3::Simulator::Now().GetSeconds() << " " << flow << " cwnd " << now << "\n";
+    }
 }
 
 inline void
@@ -197,25 +229,74 @@ OnFlowRto(uint32_t flow, ns3::Time, ns3::Time now)
              << "\n";
 }
 
-/// Connects the counters (and, with `g_trace` open, cwnd, state and RTO traces as
-/// `time flow kind value` lines) to the sender socket of each flow.
 inline void
-ConnectFlowTraces(const std::vector<ns3::Ptr<ns3::Socket>>& sockets)
+OnFlowSrtt(uint32_t flow, ns3::Time, ns3::Time now)
+{
+    g_flows[flow].srtt = now.GetSeconds();
+}
+
+inline void
+OnFlowAck(uint32_t flow, ns3::SequenceNumber32, ns3::SequenceNumber32 now)
+{
+    g_flows[flow].acked = now;
+}
+
+inline void
+OnFlowPacingRate(uint32_t flow, ns3::DataRate, ns3::DataRate now)
+{
+    g_flows[flow].pacing_bps = double(now.GetBitRate());
+}
+
+/// Connects the counters and the latest-state fields of flow `flow` (`g_flows` sized
+/// beforehand) to its sender socket, and, with `g_trace` open, its cwnd, state and RTO
+/// traces as `time flow kind value` lines. Called once the socket exists (its application
+/// has started), before the handshake completes.
+inline void
+ConnectFlowTraces(uint32_t flow, ns3::Ptr<ns3::Socket> socket)
 {
     using namespace ns3;
-    g_flows.assign(sockets.size(), FlowCounters{});
-    for (uint32_t i = 0; i < sockets.size(); i++)
+    Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(socket);
+    NS_ABORT_MSG_IF(!s, "flow " << flow << " has no TCP socket yet");
+    s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnFlowTx, flow));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnFlowCongState, flow));
+    // Only what is asked for: a sink more costs time in the benchmark's ns-3 runs.
+    if (g_trace || g_sampling)
     {
-        Ptr<TcpSocketBase> s = DynamicCast<TcpSocketBase>(sockets[i]);
-        NS_ABORT_MSG_IF(!s, "flow " << i << " has no TCP socket yet");
-        s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnFlowTx, i));
-        s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnFlowCongState, i));
-        if (g_trace)
-        {
-            s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnFlowCwnd, i));
-            s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnFlowRto, i));
-        }
+        s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnFlowCwnd, flow));
     }
+    if (g_trace)
+    {
+        s->TraceConnectWithoutContext("RTO", MakeBoundCallback(&OnFlowRto, flow));
+    }
+    if (g_sampling)
+    {
+        s->TraceConnectWithoutContext("RTT", MakeBoundCallback(&OnFlowSrtt, flow));
+        s->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&OnFlowAck, flow));
+        s->TraceConnectWithoutContext("PacingRate", MakeBoundCallback(&OnFlowPacingRate, flow));
+    }
+    g_flows[flow].connected = true;
+}
+
+/// With `g_sampling` set before the flows connect: writes one line per connected flow, `time flow cwnd_bytes srtt_s bytes_acked pacing_bps`,
+/// every `interval` from now on (tcplab's sampled series and the kernel bed's 10 ms
+/// tcp_info samples). Bytes acknowledged count from the first data byte: ns-3's initial
+/// sequence number is 0, taken by the SYN.
+inline void
+SampleFlows(std::ostream* out, ns3::Time interval)
+{
+    const double now = ns3::Simulator::Now().GetSeconds();
+    for (size_t i = 0; i < g_flows.size(); i++)
+    {
+        const FlowCounters& c = g_flows[i];
+        if (!c.connected)
+        {
+            continue;
+        }
+        const uint32_t ack = c.acked.GetValue();
+        *out << now << " " << i << " " << c.cwnd << " " << c.srtt << " " << (ack > 0 ? ack - 1 : 0)
+             << " " << c.pacing_bps << "\n";
+    }
+    ns3::Simulator::Schedule(interval, &SampleFlows, out, interval);
 }
 
 /// A JSON array of one counter of every flow.

@@ -10,7 +10,15 @@
 // packets (timestamps off), so that a data packet is 1040 bytes at the IP layer like
 // tcplab's 1000-byte payload + 40-byte header; with `linux`, 1448-byte segments with
 // timestamps (1500 bytes), IW10, delayed ACKs and PRR. `--cc` gives each flow's congestion
-// control (newreno or vegas).
+// control (newreno, vegas, cubic or bbr); `--segmentSize` replaces the profile's segment
+// size (tcplab's `[tcp] mss`).
+//
+// For the kernel conformance matrix (bench/bbr_side_by_side.py): `--loss` drops data packets
+// arriving over the bottleneck with that probability (tcplab's `loss = { model =
+// "bernoulli", applies_to = "data" }`, which also draws after the packet has used the link),
+// `--starts` gives each flow's start time, and `--samples=FILE` writes every flow's cwnd,
+// smoothed RTT, bytes acknowledged and pacing rate every `--sampleInterval` seconds
+// (common.h, SampleFlows).
 //
 // Counted the same way as tcplab's `packets_delivered`:
 //   data packets  = packets carrying payload that reach a receiver d_i,
@@ -32,6 +40,7 @@
 
 #include "common.h"
 
+#include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <sstream>
@@ -40,6 +49,51 @@
 
 using namespace ns3;
 using namespace bench;
+
+/// Bernoulli loss of data packets (anything larger than a pure ACK), one draw per data packet;
+/// installed as the receive error model at the far end of the bottleneck.
+class DataLossModel : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("bench::DataLossModel")
+                                .SetParent<ErrorModel>()
+                                .AddConstructor<DataLossModel>();
+        return tid;
+    }
+
+    void SetProbability(double p)
+    {
+        m_p = p;
+    }
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        return p->GetSize() > kMaxPureAckBytes && m_draw->GetValue() < m_p;
+    }
+
+    void DoReset() override
+    {
+    }
+
+    double m_p = 0;
+    Ptr<UniformRandomVariable> m_draw = CreateObject<UniformRandomVariable>();
+};
+
+/// Seconds per flow from a comma-separated list (empty: none).
+static std::vector<double>
+ParseStarts(const std::string& list)
+{
+    std::vector<double> out;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');)
+    {
+        out.push_back(std::stod(item));
+    }
+    return out;
+}
 
 /// Source address of each flow's sender, for attributing bottleneck drops to flows.
 static std::vector<Ipv4Address> g_senderAddress;
@@ -89,6 +143,11 @@ main(int argc, char* argv[])
     std::string ccList = "";
     std::string traceFile = "";
     uint32_t startOffsetNs = 0;
+    uint32_t segmentSize = 0;
+    double loss = 0;
+    std::string startList = "";
+    std::string samplesFile = "";
+    double sampleInterval = 0.01;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of sender/receiver pairs", flows);
@@ -108,10 +167,15 @@ main(int argc, char* argv[])
     cmd.AddValue("startOffsetNs",
                  "flow i starts at i times this many nanoseconds (a perturbation)",
                  startOffsetNs);
+    cmd.AddValue("segmentSize", "payload bytes of a full segment (0: the profile's)", segmentSize);
+    cmd.AddValue("loss", "probability of losing a data packet on the bottleneck", loss);
+    cmd.AddValue("starts", "comma-separated start time of each flow, seconds", startList);
+    cmd.AddValue("samples", "file for per-flow samples (none if empty)", samplesFile);
+    cmd.AddValue("sampleInterval", "seconds between samples", sampleInterval);
     cmd.Parse(argc, argv);
     RngSeedManager::SetRun(seed);
 
-    ConfigureTcp(socketBuffer, sack, stackProfile);
+    ConfigureTcp(socketBuffer, sack, stackProfile, segmentSize);
     std::vector<std::string> ccs;
     {
         std::stringstream list(ccList);
@@ -125,12 +189,30 @@ main(int argc, char* argv[])
         ccs.assign(flows, "newreno");
     }
     NS_ABORT_MSG_IF(ccs.size() != flows, "--cc names " << ccs.size() << " flows, not " << flows);
+    std::vector<double> starts = ParseStarts(startList);
+    if (starts.empty())
+    {
+        for (uint32_t i = 0; i < flows; i++)
+        {
+            starts.push_back(i * (startOffsetNs * 1e-9));
+        }
+    }
+    NS_ABORT_MSG_IF(starts.size() != flows,
+                    "--starts names " << starts.size() << " flows, not " << flows);
+    NS_ABORT_MSG_IF(loss < 0 || loss >= 1, "--loss must be in [0, 1), not " << loss);
     std::ofstream trace;
     if (!traceFile.empty())
     {
         trace.open(traceFile);
         g_trace = &trace;
     }
+    std::ofstream samples;
+    if (!samplesFile.empty())
+    {
+        samples.open(samplesFile);
+        g_sampling = true;
+    }
+    g_flows.assign(flows, FlowCounters{});
 
     NodeContainer routers(2);
     NodeContainer senders(flows);
@@ -160,7 +242,13 @@ main(int argc, char* argv[])
         return std::make_pair(d, ifs);
     };
 
-    connect(bottleneck, routers.Get(0), routers.Get(1));
+    auto [bd, bifs] = connect(bottleneck, routers.Get(0), routers.Get(1));
+    if (loss > 0)
+    {
+        Ptr<DataLossModel> model = CreateObject<DataLossModel>();
+        model->SetProbability(loss);
+        bd.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(model));
+    }
     NS_ABORT_MSG_IF(!routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
                         "TcDrop",
                         MakeCallback(&OnBottleneckDrop)),
@@ -193,17 +281,20 @@ main(int argc, char* argv[])
     sinks.Start(Seconds(0));
     for (uint32_t i = 0; i < flows; i++)
     {
-        sources.Get(i)->SetStartTime(NanoSeconds(uint64_t(i) * startOffsetNs));
+        Time start = NanoSeconds(int64_t(std::llround(starts[i] * 1e9)));
+        sources.Get(i)->SetStartTime(start);
+        // The socket exists once the application has started; only the SYN precedes.
+        Simulator::Schedule(start + NanoSeconds(1), [&sources, i]() {
+            ConnectFlowTraces(i, DynamicCast<BulkSendApplication>(sources.Get(i))->GetSocket());
+        });
     }
-    // The sockets exist once the applications have started; only SYNs precede.
-    Simulator::Schedule(NanoSeconds(uint64_t(flows) * startOffsetNs + 1), [&sources]() {
-        std::vector<Ptr<Socket>> sockets;
-        for (uint32_t i = 0; i < sources.GetN(); i++)
-        {
-            sockets.push_back(DynamicCast<BulkSendApplication>(sources.Get(i))->GetSocket());
-        }
-        ConnectFlowTraces(sockets);
-    });
+    if (g_sampling)
+    {
+        Simulator::Schedule(Seconds(0),
+                            &SampleFlows,
+                            static_cast<std::ostream*>(&samples),
+                            Seconds(sampleInterval));
+    }
 
     Simulator::Stop(Seconds(duration));
     Simulator::Run();

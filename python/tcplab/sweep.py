@@ -51,7 +51,7 @@ class Planned:
 #: by the document the bed ran (not by the engine's version or canonical form, so a new
 #: simulator never re-runs hours of real-time measurements); bump it when what the bed
 #: measures changes.
-TESTBED_VERSION = "testbed-1"
+TESTBED_VERSION = "testbed-2"
 
 
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:

@@ -251,10 +251,11 @@ impl SeriesSink for PySeriesSink {
     }
 }
 
-/// Validates a scenario document; returns its canonical TOML (every default written out).
+/// Validates a scenario document (parses it and builds its world without running it);
+/// returns its canonical TOML (every default written out).
 #[pyfunction]
 fn validate(scenario: &str) -> PyResult<String> {
-    tcplab::parse_scenario(scenario)
+    tcplab::validate_scenario(scenario)
         .map(|s| s.to_toml())
         .map_err(config_err)
 }
@@ -268,7 +269,7 @@ fn newvegas_table1() -> Vec<[f64; 5]> {
 /// Names of the congestion-control algorithms the engine knows.
 #[pyfunction]
 fn algorithms() -> Vec<&'static str> {
-    tcplab::cc::ALGORITHMS.to_vec()
+    tcplab::cc::registry::names()
 }
 
 /// What this engine build supports, for experiments that need a mechanism by name.
@@ -276,7 +277,7 @@ fn algorithms() -> Vec<&'static str> {
 fn capabilities<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     use tcplab::config::{JitterSpec, LossSpec, QueueSpec, Topology};
     let d = PyDict::new(py);
-    d.set_item("cc", tcplab::cc::ALGORITHMS.to_vec())?;
+    d.set_item("cc", tcplab::cc::registry::names())?;
     d.set_item("queue", QueueSpec::KINDS.to_vec())?;
     d.set_item("topology", Topology::KINDS.to_vec())?;
     d.set_item("loss", LossSpec::KINDS.to_vec())?;

@@ -117,7 +117,7 @@ use tcplab::net::DropCause;
 use tcplab::record::RunRecords;
 use tcplab::wifi::harness::{bss_with_stations, Harness};
 use tcplab::wifi::{MacEvent, AP};
-use tcplab::{parse_scenario, run_scenario};
+use tcplab::{parse_scenario, run_scenario, validate_scenario};
 
 #[path = "common/wlan_doc.rs"]
 mod wlan_doc;
@@ -372,17 +372,17 @@ fn bad_wlan_settings_are_named() {
         ("stations = 1\nap_access = \"sifs\"", "topology"),
     ];
     for (topology, field) in cases {
-        let e = parse_scenario(&base(topology)).expect_err(topology);
+        let e = validate_scenario(&base(topology)).expect_err(topology);
         assert!(
             e.to_string().contains(field),
             "{topology:?}: {e} does not name {field}"
         );
     }
     // A flow between two nodes that exist but names a missing station.
-    let e = parse_scenario(&wlan(1.0, 0.0, "stations = 2", "", &reno_flows(3, 0))).unwrap_err();
+    let e = validate_scenario(&wlan(1.0, 0.0, "stations = 2", "", &reno_flows(3, 0))).unwrap_err();
     assert!(e.to_string().contains("w2"), "{e}");
     // The AP queue takes any queue discipline a link takes.
-    parse_scenario(&base("stations = 1\nap_queue = { kind = \"droptail\" }")).unwrap();
+    validate_scenario(&base("stations = 1\nap_queue = { kind = \"droptail\" }")).unwrap();
 }
 
 #[test]

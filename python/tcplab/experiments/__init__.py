@@ -67,7 +67,7 @@ def all_experiments() -> list[Experiment]:
 
 
 def _load() -> None:
-    from . import bbr_cubic, code_tcp, fahmy, hasegawa, linux, veno, wlan  # noqa: F401  (registration side effect)
+    from . import bbr_cubic, bbr_vegas, bbr_wlan, code_tcp, fahmy, hasegawa, linux, veno, wlan  # noqa: F401  (registration side effect)
 
 
 __all__ = [

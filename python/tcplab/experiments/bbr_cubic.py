@@ -284,9 +284,9 @@ def shallow_claim(points: pd.DataFrame) -> Claim:
 
 
 def buffer_axis(ax, buffers) -> None:
-    """A log2 axis of buffers in BDP, labelled with the buffers themselves."""
+    """A log2 axis of buffer sizes, labelled with the sizes themselves."""
     ax.set_xscale("log", base=2)
-    ax.set_xticks(list(buffers), [f"{b:g}" for b in buffers])
+    ax.set_xticks([float(b) for b in buffers], [f"{b:g}" for b in buffers])
     ax.minorticks_off()
 
 

@@ -41,6 +41,7 @@ import pandas as pd
 
 from ..result import Result
 from ..scenario import Scenario, link
+from .runner import delivered_in_window
 
 #: Kernel congestion controls of the matrix, by simulator name (reno, cubic and bbr are the
 #: kernel's own, the others tcplab's BPF ports).
@@ -181,15 +182,6 @@ def kernel_scenario(sim: Scenario) -> Scenario:
     return k
 
 
-def _delivered(series: pd.DataFrame, flow: int, window: tuple[float, float]) -> float:
-    s = series[series["flow"] == flow].sort_values("time")
-    s = s[np.isfinite(s["bytes_delivered"].astype(float))]
-    if len(s) < 2 or s["time"].iloc[-1] < window[1] - 0.05 or s["time"].iloc[0] > window[0] + 0.05:
-        return float("nan")
-    t, b = s["time"].to_numpy(float), s["bytes_delivered"].to_numpy(float)
-    return float(np.interp(window[1], t, b) - np.interp(window[0], t, b))
-
-
 @dataclass
 class Figures:
     """One back end's normalised figures for one run."""
@@ -216,7 +208,7 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
     cwnds, rtts = [], []
     for i in ids:
         length = window[1] - window[0]
-        delivered = _delivered(series, i, window) if len(series) else nan
+        delivered = delivered_in_window(series, i, window) if len(series) else nan
         goodputs.append(delivered * 8 / length if length > 0 else nan)
         mine = series[(series["flow"] == i) & (series["time"] >= window[0]) & (series["time"] <= window[1])]
         c = mine["cwnd"].to_numpy(float)

@@ -190,9 +190,18 @@ def main(argv: list[str]) -> int:
     print("ready", file=sys.stderr, flush=True)
     step = int(interval * 1e9)
     due = time.monotonic_ns()
+    failures = 0
     while not stop:
         now = time.monotonic_ns()
-        rows = sample()
+        try:
+            rows = sample()
+        except (OSError, struct.error, ValueError) as e:
+            # One unreadable dump (a socket closing mid-dump) loses one sample, not the
+            # rest of the run; the count is reported on exit.
+            failures += 1
+            if failures == 1:
+                print(f"sample failed: {e!r}", file=sys.stderr, flush=True)
+            rows = []
         for r in rows:
             out.write(" ".join([str(now), *(str(r.get(f, -1)) for f in fields)]) + "\n")
         due += step
@@ -202,6 +211,8 @@ def main(argv: list[str]) -> int:
             delay = due - time.monotonic_ns()
         time.sleep(delay / 1e9)  # a signal ends the loop after this sleep (PEP 475 resumes it)
     out.flush()
+    if failures:
+        print(f"{failures} samples failed", file=sys.stderr, flush=True)
     os._exit(0)
 
 

@@ -205,16 +205,18 @@ impl AckLossReaction {
         }
     }
 
-    /// Builds the wrapper and, from the rest of `spec`, the wrapped algorithm.
+    /// Builds the wrapper and, with `build_inner` from the rest of `spec`, the wrapped
+    /// algorithm.
     pub fn from_spec(
         spec: &CcSpec,
         field: &str,
+        build_inner: super::registry::Build,
     ) -> Result<Box<dyn CongestionControl>, ConfigError> {
         let mut inner_spec = spec.clone();
         let at = format!("{field}.{KEY}");
         let p = match inner_spec.params.remove(KEY) {
             None | Some(toml::Value::Boolean(false)) => {
-                return super::build(&inner_spec, field);
+                return build_inner(&inner_spec, field);
             }
             Some(toml::Value::Boolean(true)) => AckLossParams::default(),
             Some(toml::Value::Table(t)) => {
@@ -242,7 +244,7 @@ impl AckLossReaction {
             1e6,
         )?;
         super::params::check_range(&at, "ack_stride", p.ack_stride as f64, 0.0, 64.0)?;
-        let inner = super::build(&inner_spec, field)?;
+        let inner = build_inner(&inner_spec, field)?;
         Ok(Box::new(AckLossReaction::new(inner, p)))
     }
 

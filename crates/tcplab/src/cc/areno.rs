@@ -38,11 +38,21 @@
 //! - Slow start is Reno's (choice). A window changed behind the algorithm's back (timeout,
 //!   recovery) restarts W_base = cwnd, W_probe = 0.
 
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::reno::reno_increase;
 use super::{params::check_range, parse_params, CcSpec, CcState, CongestionControl, LossInfo};
 use crate::config::ConfigError;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
+
+/// A-Reno in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "areno",
+    build: |spec, field| Ok(Box::new(AReno::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<ARenoParams>],
+    source: include_str!("areno.rs"),
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

@@ -4,44 +4,21 @@
 //! Nothing here restates a parameter: the keys come from the parameter structs' serde
 //! derives ([`crate::config::keys::names`]), the defaults from their `Default` (the Vegas
 //! family's from each member's resolved settings), and the meanings from the doc comments
-//! of the fields and of the named values, read from these source files themselves. What is
-//! written by hand is which structs each algorithm accepts ([`catalog`]); a test checks it
-//! against [`super::build`], key by key and value by value.
+//! of the fields and of the named values, read from the source files themselves. Which
+//! structs each algorithm accepts is said once, in its registry entry
+//! ([`super::registry::Algorithm::params`]); a test checks it against [`super::build`], key
+//! by key and value by value.
 
 use super::ack_loss::{AckLossParams, KEY as ACK_LOSS_KEY};
-use super::areno::ARenoParams;
-use super::code::CodeParams;
-use super::ctcp::CtcpParams;
-use super::cubic::CubicParams;
-use super::fast::FastParams;
-use super::highspeed::HighSpeedParams;
-use super::newvegas::ThresholdParams;
-use super::reno::RenoParams;
-use super::scalable::ScalableParams;
-use super::vegas::{VegasConfig, VegasOptions};
-use super::vegas_plus::VegasPlusParams;
-use super::veno::VenoParams;
-use super::CcSpec;
-use crate::config::keys::names;
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use super::params::ParamStruct;
+use super::registry::ALGORITHMS;
 
-/// The source files whose doc comments describe the parameters and their values.
-const SOURCES: &[&str] = &[
+/// The shared machinery whose doc comments describe parameters (the ACK-loss wrapper's,
+/// the Vegas family's options and their RTT choices), beside each algorithm's own source.
+const SHARED_SOURCES: &[&str] = &[
     include_str!("ack_loss.rs"),
-    include_str!("areno.rs"),
-    include_str!("code.rs"),
-    include_str!("ctcp.rs"),
-    include_str!("cubic.rs"),
-    include_str!("fast.rs"),
-    include_str!("highspeed.rs"),
-    include_str!("newvegas.rs"),
-    include_str!("reno.rs"),
     include_str!("round.rs"),
-    include_str!("scalable.rs"),
     include_str!("vegas.rs"),
-    include_str!("vegas_plus.rs"),
-    include_str!("veno.rs"),
 ];
 
 /// One parameter of a set.
@@ -69,126 +46,51 @@ pub struct ParamSet {
     pub params: Vec<Param>,
 }
 
-/// Every parameter set, in the order of [`super::ALGORITHMS`] of their first algorithm.
+/// Every parameter set, in the order of the registry's algorithms (each set where its first
+/// algorithm is), then the ACK-loss wrapper's, which every algorithm takes.
 pub fn catalog() -> Vec<ParamSet> {
-    let vegas_family = ["vegas", "vegas_a", "newvegas", "code", "vegas_plus"];
-    vec![
-        set::<RenoParams>(&["reno", "newreno", "tahoe"], ""),
-        set::<FastParams>(&["fast"], ""),
-        set::<CtcpParams>(&["ctcp"], ""),
-        set::<ARenoParams>(&["areno"], ""),
-        set::<HighSpeedParams>(&["highspeed"], ""),
-        set::<ScalableParams>(&["scalable"], ""),
-        set::<CubicParams>(&["cubic"], ""),
-        vegas_options(&vegas_family),
-        set::<ThresholdParams>(&["newvegas", "code"], ""),
-        set::<CodeParams>(&["code"], ""),
-        set::<VegasPlusParams>(&["vegas_plus"], ""),
-        set::<VenoParams>(&["veno"], ""),
-        set::<super::bbr::BbrParams>(&["bbr"], ""),
-        set::<AckLossParams>(&[], &format!("{ACK_LOSS_KEY}.")),
-    ]
+    let mut sets: Vec<ParamSet> = Vec::new();
+    for algorithm in ALGORITHMS {
+        for describe in algorithm.params {
+            let own = describe();
+            let at = match sets.iter().position(|s| s.name == own.name) {
+                Some(at) => at,
+                None => {
+                    sets.push(described_set(&own, ""));
+                    sets.len() - 1
+                }
+            };
+            let set = &mut sets[at];
+            set.algorithms.push(algorithm.name);
+            for param in &mut set.params {
+                let default = own.defaults.get(&param.key).cloned();
+                param
+                    .defaults
+                    .push(default.expect("every parameter has a default"));
+            }
+        }
+    }
+    let wrapper = ParamStruct::of::<AckLossParams>();
+    let mut set = described_set(&wrapper, &format!("{ACK_LOSS_KEY}."));
+    for (param, key) in set.params.iter_mut().zip(&wrapper.keys) {
+        param.defaults.push(wrapper.defaults[*key].clone());
+    }
+    sets.push(set);
+    sets
 }
 
-/// A set whose defaults are its struct's `Default`, the same for every algorithm.
-fn set<T: DeserializeOwned + Serialize + Default>(
-    algorithms: &[&'static str],
-    prefix: &str,
-) -> ParamSet {
-    let name = short_type_name::<T>();
-    let defaults = toml::Table::try_from(T::default()).expect("parameter defaults are a table");
-    let per_algorithm = algorithms.len().max(1);
-    let params = names::<T>()
-        .into_iter()
-        .map(|key| {
-            let default = defaults
-                .get(key)
-                .cloned()
-                .expect("every parameter has a default");
-            described(name, key, prefix, vec![default; per_algorithm])
-        })
-        .collect();
+/// A set of `params`' keys with their doc comments, before any algorithm's defaults.
+fn described_set(params: &ParamStruct, prefix: &str) -> ParamSet {
     ParamSet {
-        name,
-        algorithms: algorithms.to_vec(),
-        params,
+        name: params.name,
+        algorithms: Vec::new(),
+        params: (params.keys.iter())
+            .map(|key| described(params.name, key, prefix))
+            .collect(),
     }
 }
 
-/// The Vegas family's shared options; each member's defaults are the settings it resolves
-/// from an empty parameter table (its paper's RTT choice, CODE's minimum).
-fn vegas_options(members: &[&'static str]) -> ParamSet {
-    let resolved: Vec<toml::Table> = members
-        .iter()
-        .map(|&m| vegas_defaults(&member_config(m)))
-        .collect();
-    let params = names::<VegasOptions>()
-        .into_iter()
-        .map(|key| {
-            let defaults = resolved
-                .iter()
-                .map(|t| {
-                    t.get(key)
-                        .cloned()
-                        .expect("every Vegas option has a resolved default")
-                })
-                .collect();
-            described("VegasOptions", key, "", defaults)
-        })
-        .collect();
-    ParamSet {
-        name: "VegasOptions",
-        algorithms: members.to_vec(),
-        params,
-    }
-}
-
-fn member_config(member: &str) -> VegasConfig {
-    let spec = CcSpec::named(member);
-    let cfg = match member {
-        "vegas" => super::vegas::from_spec(&spec, "cc").map(|a| *a.config()),
-        "vegas_a" => super::vegas_a::from_spec(&spec, "cc").map(|a| *a.config()),
-        "newvegas" => super::newvegas::from_spec(&spec, "cc").map(|a| *a.config()),
-        "code" => super::code::from_spec(&spec, "cc").map(|a| *a.config()),
-        "vegas_plus" => super::vegas_plus::from_spec(&spec, "cc").map(|a| *a.config()),
-        other => unreachable!("{other} is not a member of the Vegas family"),
-    };
-    cfg.expect("a Vegas family member builds from an empty table")
-}
-
-/// A member's resolved settings under the option keys that set them.
-fn vegas_defaults(c: &VegasConfig) -> toml::Table {
-    let mut t = toml::Table::new();
-    t.insert("alpha".into(), c.alpha.into());
-    t.insert("beta".into(), c.beta.into());
-    t.insert("gamma".into(), c.gamma.into());
-    t.insert("rtt".into(), c.rtt.name().into());
-    t.insert(
-        "fine_grained_retransmit".into(),
-        c.fine_grained_retransmit.into(),
-    );
-    let response = toml::Value::try_from(c.loss_response).expect("a named value");
-    t.insert("loss_response".into(), response);
-    let variant = if c.kernel {
-        "kernel"
-    } else if c.linux {
-        "linux"
-    } else {
-        "paper"
-    };
-    t.insert("variant".into(), variant.into());
-    t.insert("loss_history".into(), c.loss_history.into());
-    let rounding = toml::Value::try_from(c.diff_rounding).expect("a named value");
-    t.insert("diff_rounding".into(), rounding);
-    t
-}
-
-fn short_type_name<T>() -> &'static str {
-    let full = std::any::type_name::<T>();
-    full.rsplit("::").next().unwrap_or(full)
-}
-
-fn described(strukt: &str, key: &str, prefix: &str, defaults: Vec<toml::Value>) -> Param {
+fn described(strukt: &str, key: &str, prefix: &str) -> Param {
     let (doc, ty) = field_doc(strukt, key)
         .unwrap_or_else(|| panic!("{strukt}.{key} has no doc comment in the sources"));
     let values = enum_values(&ty);
@@ -201,7 +103,7 @@ fn described(strukt: &str, key: &str, prefix: &str, defaults: Vec<toml::Value>) 
         key: format!("{prefix}{key}"),
         doc,
         values,
-        defaults,
+        defaults: Vec::new(),
     }
 }
 
@@ -248,11 +150,13 @@ fn documented(opening: &str) -> Option<Vec<(String, &'static str)>> {
 
 /// The trimmed lines between an item's opening line and its closing brace.
 fn item_body(opening: &str) -> Option<Vec<&'static str>> {
-    SOURCES.iter().find_map(|source| {
-        let mut lines = source.lines().skip_while(|l| l.trim() != opening);
-        lines.next()?;
-        Some(lines.map(str::trim).take_while(|l| *l != "}").collect())
-    })
+    let own = ALGORITHMS.iter().map(|a| a.source);
+    own.chain(SHARED_SOURCES.iter().copied())
+        .find_map(|source| {
+            let mut lines = source.lines().skip_while(|l| l.trim() != opening);
+            lines.next()?;
+            Some(lines.map(str::trim).take_while(|l| *l != "}").collect())
+        })
 }
 
 fn snake_case(camel: &str) -> String {
@@ -282,7 +186,7 @@ fn drop_see_also(doc: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{build, CongestionControl, ALGORITHMS};
+    use crate::cc::{build, CcSpec, CongestionControl};
 
     fn accepts(
         algorithm: &str,
@@ -315,7 +219,7 @@ mod tests {
     #[test]
     fn the_catalog_matches_what_each_algorithm_accepts() {
         let sets = catalog();
-        for &algorithm in ALGORITHMS {
+        for algorithm in ALGORITHMS.iter().map(|a| a.name) {
             let mine: Vec<(&Param, usize)> = sets
                 .iter()
                 .filter_map(|s| applies(s, algorithm).map(|i| s.params.iter().map(move |p| (p, i))))
@@ -348,7 +252,7 @@ mod tests {
     #[test]
     fn every_algorithm_and_parameter_is_described() {
         let sets = catalog();
-        for &algorithm in ALGORITHMS {
+        for algorithm in ALGORITHMS.iter().map(|a| a.name) {
             assert!(
                 sets.iter().any(|s| s.algorithms.contains(&algorithm)),
                 "{algorithm}"

@@ -8,7 +8,10 @@
 use super::delay::split_params;
 use super::newvegas::{OnDupackLoss, ThresholdDecrease, ThresholdParams, ThresholdRule};
 use super::params::check_range;
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::round::RttChoice;
+use super::vegas::documented_options;
 use super::vegas::{VegasConfig, VegasFamily};
 use super::{parse_params, CcSpec};
 use crate::config::ConfigError;
@@ -34,6 +37,18 @@ impl Default for CodeParams {
 }
 
 pub type Code = VegasFamily<ThresholdRule>;
+
+/// CODE TCP in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "code",
+    build: |spec, field| Ok(Box::new(from_spec(spec, field)?)),
+    params: &[
+        || documented_options(from_spec, ALGORITHM.name),
+        ParamStruct::of::<ThresholdParams>,
+        ParamStruct::of::<CodeParams>,
+    ],
+    source: include_str!("code.rs"),
+};
 
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<Code, ConfigError> {
     let (rest, own) = split_params(spec, &["epsilon", "increase"]);

@@ -21,6 +21,8 @@
 //!
 //! gamma is 30 packets in Tan et al.; 004 uses 2, the default here.
 
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::reno::reno_increase;
 use super::round::{Round, RoundTracker};
 use super::{
@@ -30,6 +32,14 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
+
+/// Compound TCP in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "ctcp",
+    build: |spec, field| Ok(Box::new(Ctcp::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<CtcpParams>],
+    source: include_str!("ctcp.rs"),
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

@@ -23,6 +23,8 @@
 //!   not the RFC's).
 
 use super::hystart::HyStart;
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::{
     params::check_range, parse_params, AckSample, CaEvent, CaState, CcSpec, CcState,
     CongestionControl, LossInfo,
@@ -30,6 +32,14 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
+
+/// CUBIC in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "cubic",
+    build: |spec, field| Ok(Box::new(Cubic::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<CubicParams>],
+    source: include_str!("cubic.rs"),
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

@@ -22,6 +22,8 @@
 //! - The new window is applied at once; the NS-2 module paces an increase over the next
 //!   RTT. The fixed point does not depend on this.
 
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::round::RoundTracker;
 use super::{
     params::check_range, parse_params, AckSample, CaEvent, CcSpec, CcState, CongestionControl,
@@ -30,6 +32,14 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
+
+/// FAST TCP in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "fast",
+    build: |spec, field| Ok(Box::new(Fast::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<FastParams>],
+    source: include_str!("fast.rs"),
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

@@ -18,10 +18,20 @@
 //! a(w) is computed from the formula for every window; Linux and NS-2 step through the
 //! integer table of Appendix B instead.
 
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::reno::reno_increase;
 use super::{params::check_range, parse_params, CcSpec, CcState, CongestionControl, LossInfo};
 use crate::config::ConfigError;
 use serde::{Deserialize, Serialize};
+
+/// HighSpeed TCP in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "highspeed",
+    build: |spec, field| Ok(Box::new(HighSpeed::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<HighSpeedParams>],
+    source: include_str!("highspeed.rs"),
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

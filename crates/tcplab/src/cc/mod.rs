@@ -41,6 +41,7 @@ mod kernel_stack;
 mod kernel_vectors;
 pub mod newvegas;
 pub mod params;
+pub mod registry;
 pub mod reno;
 pub mod round;
 pub mod scalable;
@@ -52,9 +53,10 @@ pub mod vegas_linux;
 pub mod vegas_plus;
 pub mod veno;
 
-use crate::config::ConfigError;
+pub use crate::config::Recovery;
 use crate::sim::Time;
 pub use params::{parse_params, CcSpec};
+pub use registry::{build, ALGORITHMS};
 
 /// The sender's congestion state (Linux `enum tcp_ca_state`, in its order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -80,46 +82,8 @@ pub enum CaEvent {
     CompleteCwr,
 }
 
-/// How the sender repairs losses detected by duplicate ACKs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recovery {
-    /// Fast retransmit, then slow start from one segment (go-back-N).
-    Tahoe,
-    /// Fast retransmit and fast recovery with window inflation (RFC 5681 section 3.2).
-    Reno,
-    /// Reno plus partial-ACK handling (RFC 6582).
-    NewReno,
-    /// Conservative loss recovery with a scoreboard and a pipe estimate (RFC 6675).
-    Rfc6675,
-    /// Proportional rate reduction (RFC 6937, Linux `tcp_cwnd_reduction`) over the
-    /// scoreboard of RFC 6675.
-    Prr,
-}
-
+/// The engine's side of the scenario's recovery names (config::Recovery).
 impl Recovery {
-    pub fn parse(s: &str) -> Option<Recovery> {
-        match s {
-            "tahoe" => Some(Recovery::Tahoe),
-            "reno" => Some(Recovery::Reno),
-            "newreno" => Some(Recovery::NewReno),
-            "rfc6675" => Some(Recovery::Rfc6675),
-            "prr" => Some(Recovery::Prr),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Recovery::Tahoe => "tahoe",
-            Recovery::Reno => "reno",
-            Recovery::NewReno => "newreno",
-            Recovery::Rfc6675 => "rfc6675",
-            Recovery::Prr => "prr",
-        }
-    }
-
-    /// Every name [`Recovery::parse`] accepts, for error messages.
-    pub const NAMES: &'static str = "tahoe, reno, newreno, rfc6675 or prr";
-
     /// Whether recovery runs on the sender's scoreboard (RFC 6675, PRR) rather than on
     /// NS-2's cumulative-ACK agents.
     pub fn uses_scoreboard(self) -> bool {
@@ -424,55 +388,4 @@ pub trait CongestionControl: Send {
     /// The flow's own random stream, handed over once before `init` (BBR draws its first
     /// gain-cycle phase from it).
     fn set_random_stream(&mut self, _rng: crate::sim::RngStream) {}
-}
-
-/// Names the registry knows, for help texts and error messages.
-pub const ALGORITHMS: &[&str] = &[
-    "reno",
-    "newreno",
-    "tahoe",
-    "fast",
-    "ctcp",
-    "areno",
-    "highspeed",
-    "scalable",
-    "cubic",
-    "vegas",
-    "vegas_a",
-    "newvegas",
-    "code",
-    "vegas_plus",
-    "veno",
-    "bbr",
-];
-
-/// Builds the algorithm a scenario names. `field` is the document path used in errors.
-/// An `ack_loss_reaction` key wraps any algorithm in [`ack_loss::AckLossReaction`].
-pub fn build(spec: &CcSpec, field: &str) -> Result<Box<dyn CongestionControl>, ConfigError> {
-    if spec.params.contains_key(ack_loss::KEY) {
-        return ack_loss::AckLossReaction::from_spec(spec, field);
-    }
-    match spec.name.as_str() {
-        "reno" | "newreno" | "tahoe" => Ok(Box::new(reno::Reno::from_spec(spec, field)?)),
-        "fast" => Ok(Box::new(fast::Fast::from_spec(spec, field)?)),
-        "ctcp" => Ok(Box::new(ctcp::Ctcp::from_spec(spec, field)?)),
-        "areno" => Ok(Box::new(areno::AReno::from_spec(spec, field)?)),
-        "highspeed" => Ok(Box::new(highspeed::HighSpeed::from_spec(spec, field)?)),
-        "scalable" => Ok(Box::new(scalable::Scalable::from_spec(spec, field)?)),
-        "cubic" => Ok(Box::new(cubic::Cubic::from_spec(spec, field)?)),
-        "vegas" => Ok(Box::new(vegas::from_spec(spec, field)?)),
-        "vegas_a" => Ok(Box::new(vegas_a::from_spec(spec, field)?)),
-        "newvegas" => Ok(Box::new(newvegas::from_spec(spec, field)?)),
-        "code" => Ok(Box::new(code::from_spec(spec, field)?)),
-        "vegas_plus" => Ok(Box::new(vegas_plus::from_spec(spec, field)?)),
-        "veno" => Ok(Box::new(veno::Veno::from_spec(spec, field)?)),
-        "bbr" => Ok(Box::new(bbr::Bbr::from_spec(spec, field)?)),
-        other => Err(ConfigError::new(
-            format!("{field}.name"),
-            format!(
-                "unknown congestion control {other:?}; known: {}",
-                ALGORITHMS.join(", ")
-            ),
-        )),
-    }
 }

@@ -7,7 +7,10 @@
 //! TCP's ([`super::code`]), so the rule lives here as [`ThresholdRule`].
 
 use super::delay::split_params;
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::round::RttChoice;
+use super::vegas::documented_options;
 use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamily};
 use super::{parse_params, CcSpec, LossKind};
 use crate::config::ConfigError;
@@ -180,6 +183,17 @@ pub type NewVegas = VegasFamily<ThresholdRule>;
 /// NewVegas from a scenario's `cc` table: Vegas's options (alpha and beta are alpha0 and
 /// beta0, default 1 and 3 as in 000 section 2.4). The RTT is that of "the target packet",
 /// i.e. of the round's last sample.
+/// NewVegas in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "newvegas",
+    build: |spec, field| Ok(Box::new(from_spec(spec, field)?)),
+    params: &[
+        || documented_options(from_spec, ALGORITHM.name),
+        ParamStruct::of::<ThresholdParams>,
+    ],
+    source: include_str!("newvegas.rs"),
+};
+
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<NewVegas, ConfigError> {
     let (rest, p) = ThresholdParams::split(spec, field)?;
     let cfg = VegasConfig::from_spec(&rest, field, RttChoice::Last)?;

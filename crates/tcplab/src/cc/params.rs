@@ -1,48 +1,37 @@
-//! Per-algorithm parameters, parsed from the scenario's `cc` table.
+//! Per-algorithm parameters, parsed from the scenario's `cc` table ([`CcSpec`]).
 
+pub use crate::config::CcSpec;
 use crate::config::ConfigError;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// An algorithm's name and its parameter table, as written in a scenario:
-/// `cc = "vegas"` or `cc = { name = "vegas", alpha = 2, beta = 4 }`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct CcSpec {
-    pub name: String,
-    #[serde(flatten)]
-    pub params: toml::Table,
+/// A parameter struct an algorithm accepts, as its documentation shows it: the struct's
+/// name, its keys in order and their defaults for that algorithm (see `catalog`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamStruct {
+    pub name: &'static str,
+    pub keys: Vec<&'static str>,
+    pub defaults: toml::Table,
 }
 
-impl CcSpec {
-    pub fn named(name: &str) -> Self {
-        CcSpec {
-            name: name.to_string(),
-            params: toml::Table::new(),
-        }
+/// Describes one parameter struct of an algorithm: a function, so that the registry of
+/// algorithms can be a constant.
+pub type DescribeParams = fn() -> ParamStruct;
+
+impl ParamStruct {
+    /// `T`'s keys with the defaults of its `Default`.
+    pub fn of<T: DeserializeOwned + Serialize + Default>() -> ParamStruct {
+        let defaults = toml::Table::try_from(T::default()).expect("parameter defaults are a table");
+        Self::resolved::<T>(defaults)
     }
-}
 
-impl<'de> Deserialize<'de> for CcSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Name(String),
-            Table(toml::Table),
-        }
-        match Raw::deserialize(d).map_err(|_| {
-            serde::de::Error::custom(
-                "expected an algorithm name or a table { name = \"...\", <parameters> }",
-            )
-        })? {
-            Raw::Name(name) => Ok(CcSpec::named(&name)),
-            Raw::Table(mut t) => match t.remove("name") {
-                Some(toml::Value::String(name)) => Ok(CcSpec { name, params: t }),
-                Some(_) => Err(serde::de::Error::custom("`name` must be a string")),
-                None => Err(serde::de::Error::custom(
-                    "missing `name` of the congestion control",
-                )),
-            },
+    /// `T`'s keys with defaults an algorithm resolves itself (a Vegas family member's).
+    pub fn resolved<T: DeserializeOwned>(defaults: toml::Table) -> ParamStruct {
+        let full = std::any::type_name::<T>();
+        ParamStruct {
+            name: full.rsplit("::").next().unwrap_or(full),
+            keys: crate::config::keys::names::<T>(),
+            defaults,
         }
     }
 }
@@ -97,6 +86,7 @@ pub fn check_range(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize;
 
     #[derive(Debug, Default, Deserialize, Serialize)]
     #[serde(default, deny_unknown_fields)]

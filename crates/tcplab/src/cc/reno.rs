@@ -4,11 +4,27 @@
 //! ([`crate::cc::Recovery`]); the window rules are the same, so one algorithm serves all
 //! three names and the name picks the default recovery.
 
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::{
     params::check_range, parse_params, CcSpec, CcState, CongestionControl, LossInfo, Recovery,
 };
 use crate::config::ConfigError;
 use serde::{Deserialize, Serialize};
+
+/// Reno, NewReno and Tahoe in the registry of algorithms: one algorithm under three
+/// names, each name picking its recovery.
+const fn named(name: &'static str) -> Algorithm {
+    Algorithm {
+        name,
+        build: |spec, field| Ok(Box::new(Reno::from_spec(spec, field)?)),
+        params: &[ParamStruct::of::<RenoParams>],
+        source: include_str!("reno.rs"),
+    }
+}
+pub const RENO: Algorithm = named("reno");
+pub const NEWRENO: Algorithm = named("newreno");
+pub const TAHOE: Algorithm = named("tahoe");
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

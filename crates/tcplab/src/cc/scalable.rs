@@ -11,10 +11,20 @@
 //!   `legacy_window = 100` for its increase.
 //! - Slow start is unchanged (RFC 5681).
 
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::reno::reno_increase;
 use super::{params::check_range, parse_params, CcSpec, CcState, CongestionControl, LossInfo};
 use crate::config::ConfigError;
 use serde::{Deserialize, Serialize};
+
+/// Scalable TCP in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "scalable",
+    build: |spec, field| Ok(Box::new(Scalable::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<ScalableParams>],
+    source: include_str!("scalable.rs"),
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

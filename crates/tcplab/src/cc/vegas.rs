@@ -37,7 +37,8 @@
 //! `min` (any other choice is an error there).
 
 use super::delay::{BaseRtt, Estimate};
-use super::params::check_range;
+use super::params::{check_range, ParamStruct};
+use super::registry::Algorithm;
 use super::round::{Round, RoundTracker, RttChoice};
 use super::vegas_linux::LinuxVegas;
 use super::{
@@ -45,8 +46,8 @@ use super::{
     LossKind, Recovery, RetransmitProbe,
 };
 use crate::config::ConfigError;
+use crate::rto::RtoEstimator;
 use crate::sim::Time;
-use crate::tcp::rto::RtoEstimator;
 use serde::{Deserialize, Serialize};
 
 /// How the window responds to a loss.
@@ -322,6 +323,49 @@ impl AvoidanceRule for VegasRule {
 }
 
 pub type Vegas = VegasFamily<VegasRule>;
+
+/// Vegas in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "vegas",
+    build: |spec, field| Ok(Box::new(from_spec(spec, field)?)),
+    params: &[|| documented_options(from_spec, ALGORITHM.name)],
+    source: include_str!("vegas.rs"),
+};
+
+/// The family's options as a member documents them: their defaults are the settings the
+/// member resolves from an empty table (its paper's RTT choice, CODE's minimum).
+pub fn documented_options<R: AvoidanceRule>(
+    from_spec: fn(&CcSpec, &str) -> Result<VegasFamily<R>, ConfigError>,
+    member: &str,
+) -> ParamStruct {
+    let built = from_spec(&CcSpec::named(member), "cc");
+    let c = built
+        .expect("a Vegas family member builds from an empty table")
+        .cfg;
+    let mut t = toml::Table::new();
+    t.insert("alpha".into(), c.alpha.into());
+    t.insert("beta".into(), c.beta.into());
+    t.insert("gamma".into(), c.gamma.into());
+    t.insert("rtt".into(), c.rtt.name().into());
+    t.insert(
+        "fine_grained_retransmit".into(),
+        c.fine_grained_retransmit.into(),
+    );
+    let response = toml::Value::try_from(c.loss_response).expect("a named value");
+    t.insert("loss_response".into(), response);
+    let variant = if c.kernel {
+        "kernel"
+    } else if c.linux {
+        "linux"
+    } else {
+        "paper"
+    };
+    t.insert("variant".into(), variant.into());
+    t.insert("loss_history".into(), c.loss_history.into());
+    let rounding = toml::Value::try_from(c.diff_rounding).expect("a named value");
+    t.insert("diff_rounding".into(), rounding);
+    ParamStruct::resolved::<VegasOptions>(t)
+}
 
 /// Vegas from a scenario's `cc` table (the options of [`VegasOptions`]).
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<Vegas, ConfigError> {

@@ -4,7 +4,9 @@
 //! is Vegas's ([`super::vegas`]); 000 gives no loss rule for the thresholds, so a loss
 //! leaves them where they are.
 
+use super::registry::Algorithm;
 use super::round::RttChoice;
+use super::vegas::documented_options;
 use super::vegas::{AvoidanceRule, RoundView, VegasConfig, VegasFamily};
 use super::{CcSpec, LossKind};
 use crate::config::ConfigError;
@@ -110,6 +112,14 @@ impl AvoidanceRule for VegasARule {
 }
 
 pub type VegasA = VegasFamily<VegasARule>;
+
+/// Vegas-A in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "vegas_a",
+    build: |spec, field| Ok(Box::new(from_spec(spec, field)?)),
+    params: &[|| documented_options(from_spec, ALGORITHM.name)],
+    source: include_str!("vegas_a.rs"),
+};
 
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<VegasA, ConfigError> {
     let cfg = VegasConfig::from_spec(spec, field, RttChoice::Last)?;

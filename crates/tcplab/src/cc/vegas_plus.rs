@@ -5,8 +5,11 @@
 
 use super::delay::split_params;
 use super::params::check_range;
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::reno::reno_increase;
 use super::round::RttChoice;
+use super::vegas::documented_options;
 use super::vegas::{vegas_step, AvoidanceRule, RoundView, VegasConfig, VegasFamily};
 use super::{parse_params, CcSpec, CcState, LossKind};
 use crate::config::ConfigError;
@@ -188,6 +191,17 @@ impl AvoidanceRule for VegasPlusRule {
 }
 
 pub type VegasPlus = VegasFamily<VegasPlusRule>;
+
+/// Vegas+ in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "vegas_plus",
+    build: |spec, field| Ok(Box::new(from_spec(spec, field)?)),
+    params: &[
+        || documented_options(from_spec, ALGORITHM.name),
+        ParamStruct::of::<VegasPlusParams>,
+    ],
+    source: include_str!("vegas_plus.rs"),
+};
 
 pub fn from_spec(spec: &CcSpec, field: &str) -> Result<VegasPlus, ConfigError> {
     let (rest, own) = split_params(spec, &["count_max", "count_every", "count_window"]);

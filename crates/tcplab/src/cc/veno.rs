@@ -9,6 +9,8 @@
 
 use super::delay::{BaseRtt, Estimate};
 use super::params::check_range;
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::reno::reno_increase;
 use super::round::{Round, RoundTracker, RttChoice};
 use super::{
@@ -18,6 +20,14 @@ use super::{
 use crate::config::ConfigError;
 use crate::sim::Time;
 use serde::{Deserialize, Serialize};
+
+/// TCP Veno in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "veno",
+    build: |spec, field| Ok(Box::new(Veno::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<VenoParams>],
+    source: include_str!("veno.rs"),
+};
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]

@@ -55,6 +55,15 @@ impl ConfigError {
     }
 }
 
+/// Names for an error message: all of them, or the first twelve and how many there are.
+pub fn name_list(names: &[String]) -> String {
+    if names.len() <= 12 {
+        names.join(", ")
+    } else {
+        format!("{}, ... ({} in all)", names[..12].join(", "), names.len())
+    }
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.field.is_empty() {

@@ -4,6 +4,7 @@
 //! `[topology]` (a preset or a list of nodes and links), `[tcp]` (defaults for every
 //! flow) and `[[flows]]`. See `docs/scenario.md` for the full reference.
 
+mod cc_spec;
 mod error;
 pub mod jitter;
 pub mod keys;
@@ -18,7 +19,8 @@ pub mod units;
 mod validate;
 pub mod wlan;
 
-pub use error::ConfigError;
+pub use cc_spec::CcSpec;
+pub use error::{name_list, ConfigError};
 pub use jitter::JitterSpec;
 pub use queues::*;
 pub use schema::*;

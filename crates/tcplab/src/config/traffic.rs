@@ -13,15 +13,6 @@ fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
 pub(super) fn validate_traffic(field: &str, f: &FlowSpec, duration: f64) -> Check {
     match f.kind {
         FlowKind::Tcp => {
-            if f.cc.is_none() {
-                return Err(err(
-                    format!("{field}.cc"),
-                    format!(
-                        "missing; a TCP flow needs a congestion control, one of {}",
-                        crate::cc::ALGORITHMS.join(", ")
-                    ),
-                ));
-            }
             for (name, set) in [
                 ("rate", f.rate.is_some()),
                 ("packet_size", f.packet_size.is_some()),

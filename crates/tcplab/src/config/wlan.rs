@@ -119,8 +119,37 @@ impl Default for MacSpec {
     }
 }
 
-/// Propagation and reception: the engine's [`crate::wifi::Radio`] (see `wifi::propagation`).
-pub type RadioSpec = crate::wifi::Radio;
+/// Propagation and reception (`topology.radio`, every key optional, defaults below): the
+/// parameters the engine's radio (`wifi::propagation`) computes with.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RadioSpec {
+    pub tx_power_dbm: f64,
+    pub frequency_hz: f64,
+    /// 2 is free space (Friis).
+    pub path_loss_exponent: f64,
+    /// A frame is decoded through overlap only if it is this many dB above the rest.
+    pub capture_threshold_db: f64,
+    /// Carrier sense (CCA) threshold: weaker frames neither busy the medium nor are decoded.
+    pub cs_threshold_dbm: f64,
+    pub noise_dbm: f64,
+}
+
+impl Default for RadioSpec {
+    /// 100 mW at 5.2 GHz, free-space loss, NS-2's 10 dB capture threshold, the -82 dBm CCA
+    /// sensitivity of 802.11a (17.3.10.5) and a -96 dBm noise floor (thermal noise in
+    /// 20 MHz plus a 5 dB noise figure).
+    fn default() -> Self {
+        RadioSpec {
+            tx_power_dbm: 20.0,
+            frequency_hz: 5.2e9,
+            path_loss_exponent: 2.0,
+            capture_threshold_db: 10.0,
+            cs_threshold_dbm: -82.0,
+            noise_dbm: -96.0,
+        }
+    }
+}
 
 impl WlanSpec {
     /// Distance of station `i` from the AP, metres.
@@ -139,19 +168,6 @@ fn in_range(field: &str, v: f64, lo: f64, hi: f64, what: &str) -> Check {
             field,
             format!("{v} is not allowed; {what}"),
         ))
-    }
-}
-
-fn ofdm_rate(field: &str, r: Rate) -> Check {
-    match crate::wifi::OfdmRate::from_bps(r.0) {
-        Some(_) => Ok(()),
-        None => Err(ConfigError::new(
-            field,
-            format!(
-                "{} b/s is not an 802.11a rate; use 6, 9, 12, 18, 24, 36, 48 or 54 Mbps",
-                r.0
-            ),
-        )),
     }
 }
 
@@ -208,8 +224,6 @@ pub(super) fn validate_wlan(w: &WlanSpec, link: impl Fn(&str, &LinkSpec) -> Chec
 
     let m = &w.mac;
     let mf = format!("{f}.mac");
-    ofdm_rate(&format!("{mf}.rate"), m.rate)?;
-    ofdm_rate(&format!("{mf}.basic_rate"), m.basic_rate)?;
     for (name, v) in [("slot", m.slot), ("sifs", m.sifs), ("difs", m.difs)] {
         in_range(
             &format!("{mf}.{name}"),
@@ -306,33 +320,4 @@ pub(super) fn validate_wlan(w: &WlanSpec, link: impl Fn(&str, &LinkSpec) -> Chec
         0.0,
         "must be -200 to 0 dBm",
     )
-}
-
-/// The MAC parameters of a validated spec.
-pub fn mac_config(w: &WlanSpec) -> crate::wifi::MacConfig {
-    use crate::sim::Time;
-    use crate::wifi::{MacConfig, OfdmRate, PhyTiming};
-    let m = &w.mac;
-    let rate = |r: Rate| OfdmRate::from_bps(r.0).unwrap_or(OfdmRate::LOWEST);
-    MacConfig {
-        timing: PhyTiming {
-            data_rate: rate(m.rate),
-            basic_rate: rate(m.basic_rate),
-            slot: Time::from_secs_f64(m.slot.0),
-            sifs: Time::from_secs_f64(m.sifs.0),
-            difs: Time::from_secs_f64(m.difs.0),
-            cca_time: Time::from_secs_f64(m.cca_time.0),
-        },
-        cw_min: m.cw_min,
-        cw_max: m.cw_max,
-        short_retry_limit: m.retry_limit,
-        long_retry_limit: m.long_retry_limit,
-        rts_cts: w.rts_cts,
-        eifs: m.eifs,
-    }
-}
-
-/// The radio parameters of a validated spec.
-pub fn radio(w: &WlanSpec) -> crate::wifi::Radio {
-    w.radio
 }

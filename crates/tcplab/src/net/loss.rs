@@ -1,6 +1,7 @@
 //! Random loss on a link direction.
 
 use super::packet::{Packet, PacketKind};
+use crate::config::GilbertElliottSpec;
 use crate::sim::RngStream;
 
 /// Which packets a loss model may drop.
@@ -57,6 +58,15 @@ impl GilbertElliott {
             loss_bad,
             bad: rng.bernoulli(pi_bad),
         }
+    }
+
+    /// The chain's (p, r, loss_good, loss_bad) of a (validated) scenario spec.
+    pub fn params_of(g: &GilbertElliottSpec) -> (f64, f64, f64, f64) {
+        let (p, r) = match (g.mean_loss, g.mean_burst) {
+            (Some(l), Some(b)) => Self::from_means(l, b),
+            _ => (g.p.unwrap_or(0.0), g.r.unwrap_or(1.0)),
+        };
+        (p, r, g.loss_good.unwrap_or(0.0), g.loss_bad.unwrap_or(1.0))
     }
 
     /// (p, r) of Gilbert's model with the given mean loss rate and mean burst length

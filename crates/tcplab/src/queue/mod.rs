@@ -43,7 +43,7 @@ pub trait Queue: Send {
     }
     /// If this discipline is a plain FIFO whose only decision is to drop arrivals beyond
     /// these limits (DropTail), its limits. A link then keeps its waiting packets' start
-    /// times instead of the packets, and never calls the other methods (net/link.rs).
+    /// times instead of the packets, and never calls the other methods (world/link.rs).
     fn plain_fifo(&self) -> Option<FifoLimits> {
         None
     }

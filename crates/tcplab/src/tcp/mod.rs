@@ -9,7 +9,6 @@ mod rack;
 pub mod rate;
 pub mod receiver;
 mod recovery;
-pub mod rto;
 pub mod sack;
 pub mod scoreboard;
 pub mod sender;
@@ -152,11 +151,7 @@ impl TcpConfig {
             clock_granularity: secs(o.clock_granularity, 0.001),
             dupack_threshold: o.dupack_threshold.unwrap_or(3),
             partial_ack_timer: o.partial_ack_timer.unwrap_or_default(),
-            recovery: o
-                .recovery
-                .as_deref()
-                .and_then(Recovery::parse)
-                .or(p.recovery),
+            recovery: o.recovery.or(p.recovery),
             sack,
             dsack: o.dsack.unwrap_or(sack),
             timestamps,

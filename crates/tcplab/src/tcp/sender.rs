@@ -11,7 +11,6 @@
 use super::pacing::{self, Pacer};
 use super::rack::Rack;
 use super::rate::RateEstimator;
-use super::rto::RtoEstimator;
 use super::sack::AckOptions;
 use super::scoreboard::{Scoreboard, EVER_RETRANS};
 use super::timer::{Fired, LazyTimer};
@@ -22,6 +21,7 @@ use crate::cc::{
 };
 use crate::config::{PartialAckTimer, WindowGrowth};
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
+use crate::rto::RtoEstimator;
 use crate::sim::Time;
 
 /// Counters reported per flow.

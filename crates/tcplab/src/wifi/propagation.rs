@@ -8,8 +8,6 @@
 //! Capture follows NS-2's capture threshold (CPThresh_, 10 dB): a frame survives overlap
 //! while its power exceeds the interference (plus noise) by the threshold.
 
-use serde::{Deserialize, Serialize};
-
 /// A point on the floor, metres. The access point stands at the origin.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Position {
@@ -36,37 +34,9 @@ const C: f64 = 299_792_458.0;
 /// Distances below this are treated as this (the far-field model breaks down near 0).
 const MIN_DISTANCE: f64 = 0.01;
 
-/// Radio parameters shared by every interface of a BSS; also the scenario's
-/// `topology.radio` table (every key optional, defaults below).
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Radio {
-    pub tx_power_dbm: f64,
-    pub frequency_hz: f64,
-    /// 2 is free space (Friis).
-    pub path_loss_exponent: f64,
-    /// A frame is decoded through overlap only if it is this many dB above the rest.
-    pub capture_threshold_db: f64,
-    /// Carrier sense (CCA) threshold: weaker frames neither busy the medium nor are decoded.
-    pub cs_threshold_dbm: f64,
-    pub noise_dbm: f64,
-}
-
-impl Default for Radio {
-    /// 100 mW at 5.2 GHz, free-space loss, NS-2's 10 dB capture threshold, the -82 dBm CCA
-    /// sensitivity of 802.11a (17.3.10.5) and a -96 dBm noise floor (thermal noise in
-    /// 20 MHz plus a 5 dB noise figure).
-    fn default() -> Self {
-        Radio {
-            tx_power_dbm: 20.0,
-            frequency_hz: 5.2e9,
-            path_loss_exponent: 2.0,
-            capture_threshold_db: 10.0,
-            cs_threshold_dbm: -82.0,
-            noise_dbm: -96.0,
-        }
-    }
-}
+/// Radio parameters shared by every interface of a BSS: the scenario's `topology.radio`
+/// table (config/wlan.rs, with its defaults).
+pub type Radio = crate::config::RadioSpec;
 
 impl Radio {
     /// Path loss at `d` metres, dB.

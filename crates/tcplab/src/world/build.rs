@@ -1,14 +1,17 @@
-//! Builds a world from a validated scenario.
+//! Builds a world from a parsed scenario: the one place that checks what only the engine
+//! can (nodes, routes, algorithms and their parameters, WLAN rates), so building without
+//! running is validating (`tcplab validate`, [`crate::validate_scenario`]).
 
+use super::link::Link;
 use super::wifi::Wireless;
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
-use crate::cc::{self, Recovery};
-use crate::config::{FlowKind, LossApplies, LossSpec, Scenario};
+use crate::cc;
+use crate::config::{name_list, FlowKind, FlowSpec, LossApplies, LossSpec, Scenario};
 use crate::net::loss::GilbertElliott;
 use crate::net::routing::Router;
-use crate::net::topology::{expand, DirectedLink};
-use crate::net::{DropCounts, Jitter, Link, LinkId, LossModel, LossProcess, LossTarget};
+use crate::net::topology::{expand, DirectedLink, Graph};
+use crate::net::{DropCounts, Jitter, LinkId, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
 use crate::record::stream::SeriesBuffer;
 use crate::sim::{RngStream, Scheduler, Time};
@@ -26,7 +29,7 @@ fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     let (process, applies) = match spec {
         LossSpec::Bernoulli(b) => (LossProcess::Bernoulli { p: b.p }, b.applies_to),
         LossSpec::GilbertElliott(g) => {
-            let (p, r, good, bad) = spec.gilbert_params()?;
+            let (p, r, good, bad) = GilbertElliott::params_of(g);
             let chain = GilbertElliott::new(p, r, good, bad, &mut rng);
             (LossProcess::GilbertElliott(chain), g.applies_to)
         }
@@ -43,6 +46,38 @@ fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     })
 }
 
+/// A flow's end nodes and its route from the source to the destination: where the names
+/// of its `src` and `dst` are checked against the network and their connection found.
+pub(super) fn endpoints(
+    spec: &FlowSpec,
+    field: &str,
+    graph: &Graph,
+    path: &mut dyn FnMut(usize, usize) -> Option<Vec<LinkId>>,
+) -> Result<(usize, usize, Vec<LinkId>), ConfigError> {
+    let node = |key: &str, name: &str| {
+        graph.node(name).ok_or_else(|| {
+            ConfigError::new(
+                format!("{field}.{key}"),
+                format!(
+                    "no node named {name:?}; nodes are {}",
+                    name_list(&graph.nodes)
+                ),
+            )
+        })
+    };
+    let (src, dst) = (node("src", &spec.src)?, node("dst", &spec.dst)?);
+    let fwd = path(src, dst).ok_or_else(|| {
+        ConfigError::new(
+            format!("{field}.dst"),
+            format!(
+                "no route from {:?} to {:?}; the links do not connect them",
+                spec.src, spec.dst
+            ),
+        )
+    })?;
+    Ok((src, dst, fwd))
+}
+
 /// Schedules the start and stop events of an application's on periods.
 pub(super) fn schedule_periods(sched: &mut Scheduler<Event>, app: &AppSchedule, id: u32) {
     for &(on, off) in &app.periods {
@@ -54,7 +89,8 @@ pub(super) fn schedule_periods(sched: &mut Scheduler<Event>, app: &AppSchedule, 
 }
 
 impl World {
-    /// Builds the world of a scenario (which must have passed validation).
+    /// Builds the world of a parsed scenario ([`crate::config::parse_scenario`]), checking
+    /// everything the document alone cannot tell.
     pub fn build(s: &Scenario) -> Result<World, ConfigError> {
         let seed = s.simulation.seed;
         let graph = expand(&s.topology);
@@ -84,7 +120,7 @@ impl World {
                 stats: Default::default(),
             })
             .collect();
-        let wifi = Wireless::build(&graph, seed);
+        let wifi = Wireless::build(&graph, seed)?;
 
         let mut router = Router::new(&graph);
         let mut path = |from: usize, to: usize| router.path(&graph, from, to);
@@ -99,18 +135,24 @@ impl World {
             }
             let field = format!("flows[{i}]");
             let cc_spec = spec.cc.as_ref().ok_or_else(|| {
-                ConfigError::new(format!("{field}.cc"), "missing; a TCP flow needs one")
+                ConfigError::new(
+                    format!("{field}.cc"),
+                    format!(
+                        "missing; a TCP flow needs a congestion control, one of {}",
+                        cc::registry::names().join(", ")
+                    ),
+                )
             })?;
-            let src = graph
-                .node(&spec.src)
-                .ok_or_else(|| ConfigError::new(format!("{field}.src"), "unknown node"))?;
-            let dst = graph
-                .node(&spec.dst)
-                .ok_or_else(|| ConfigError::new(format!("{field}.dst"), "unknown node"))?;
-            let fwd = path(src, dst)
-                .ok_or_else(|| ConfigError::new(format!("{field}.dst"), "no route"))?;
-            let rev = path(dst, src)
-                .ok_or_else(|| ConfigError::new(format!("{field}.src"), "no route back"))?;
+            let (src, dst, fwd) = endpoints(spec, &field, &graph, &mut path)?;
+            let rev = path(dst, src).ok_or_else(|| {
+                ConfigError::new(
+                    format!("{field}.src"),
+                    format!(
+                        "no route from {:?} back to {:?}; the links do not connect them",
+                        spec.dst, spec.src
+                    ),
+                )
+            })?;
             wifi.check_route(&fwd, dst as u32, &format!("{field}.dst"))?;
             wifi.check_route(&rev, src as u32, &format!("{field}.src"))?;
             let cfg = TcpConfig::from_options(&spec.tcp.or(&s.tcp));
@@ -119,12 +161,7 @@ impl World {
                 let name = spec.flow_name(i, k);
                 let mut cc = cc::build(cc_spec, &format!("{field}.cc"))?;
                 cc.set_random_stream(RngStream::new(seed, &format!("cc:{name}")));
-                let recovery = spec
-                    .recovery
-                    .as_deref()
-                    .and_then(Recovery::parse)
-                    .or(cfg.recovery)
-                    .unwrap_or(cc.default_recovery());
+                let recovery = (spec.recovery.or(cfg.recovery)).unwrap_or(cc.default_recovery());
                 let mut rng = RngStream::new(seed, &format!("flow:{name}"));
                 let app = AppSchedule::for_flow(spec, &mut rng);
                 let sender =
@@ -157,13 +194,18 @@ impl World {
 
         let mut taps = Vec::new();
         for (i, t) in s.simulation.pcap.iter().enumerate() {
-            let link = graph
-                .links
-                .iter()
-                .position(|l| l.name == t.link)
-                .ok_or_else(|| {
-                    ConfigError::new(format!("simulation.pcap[{i}].link"), "no such link")
-                })?;
+            let link = graph.links.iter().position(|l| l.name == t.link);
+            let link = link.ok_or_else(|| {
+                let names: Vec<&str> = graph.links.iter().map(|l| l.name.as_str()).collect();
+                ConfigError::new(
+                    format!("simulation.pcap[{i}].link"),
+                    format!(
+                        "no link direction named {:?}; links are named \"a->b\", e.g. {}",
+                        t.link,
+                        names[..names.len().min(12)].join(", ")
+                    ),
+                )
+            })?;
             taps.push((link as u32, t.clone()));
         }
 

@@ -9,7 +9,7 @@
 //! affects speed only: the scheduler pops in (time, insertion) order whatever the lanes.
 //!
 //! A packet that waits at a plain-FIFO link starts later than now, when the packets
-//! ahead of it are sent (net/link.rs). If only its link uses its lane (a bottleneck, whose
+//! ahead of it are sent (world/link.rs). If only its link uses its lane (a bottleneck, whose
 //! rate and delay are its own), its arrival is scheduled at once: that link's
 //! transmissions follow one another, so its lane stays in order. In a lane that other
 //! links use (identical access links) it would be out of order: the lane takes an early
@@ -28,7 +28,8 @@
 //!
 //! [`Scheduler::schedule_fifo`]: crate::sim::Scheduler::schedule_fifo
 
-use crate::net::{Link, Packet};
+use super::link::Link;
+use crate::net::Packet;
 use crate::sim::Time;
 use std::collections::HashMap;
 

@@ -9,6 +9,7 @@ mod build;
 mod drop_log;
 mod interrupt;
 mod lanes;
+pub mod link;
 mod prefetch;
 mod records;
 mod routes;
@@ -17,13 +18,14 @@ mod udp;
 mod wifi;
 
 use crate::config::TapPoint;
-use crate::net::{DropCause, DropCounts, FlowId, Link, LinkId, Packet, PacketKind};
+use crate::net::{DropCause, DropCounts, FlowId, LinkId, Packet, PacketKind};
 use crate::record::stream::SeriesBuffer;
 use crate::record::{RunRecords, SeriesSink};
 use crate::sim::{Scheduler, Time};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::wifi::WifiTimer;
 use crate::{parse_scenario, ConfigError, Scenario};
+use link::Link;
 use thiserror::Error;
 
 pub use accounting::ConservationReport;
@@ -138,6 +140,15 @@ pub fn run_scenario_with_output(
     out_dir: &std::path::Path,
 ) -> Result<RunRecords, RunError> {
     build_world(text, seed, Some(out_dir))?.run()
+}
+
+/// Validates a scenario document: parses it and builds its world without running it (the
+/// checks that need the engine are those of building, so there is no second validator).
+/// Returns the parsed scenario, whose [`Scenario::to_toml`] is its canonical form.
+pub fn validate_scenario(text: &str) -> Result<Scenario, ConfigError> {
+    let scenario = parse_scenario(text)?;
+    World::build(&scenario)?;
+    Ok(scenario)
 }
 
 /// Parses a scenario document and builds its world, ready to [`World::run`]; `seed`
@@ -388,7 +399,7 @@ impl World {
         }
         let link = &mut self.links[l as usize];
         if let Some(limits) = link.fifo {
-            // A plain FIFO: the packet's start is known now (net/link.rs).
+            // A plain FIFO: the packet's start is known now (world/link.rs).
             let (tx, lane) = self.arrival_lanes.get(link, &p);
             match link.admit_fifo(limits, &p, tx, now) {
                 Err(cause) => self.drop_packet(p, l, cause),

@@ -14,8 +14,9 @@
 //!
 //! [`Scheduler::take`]: crate::sim::Scheduler::take
 
+use super::link::Link;
 use super::{lanes::ArrivalLanes, routes::Routes, Event, Flow};
-use crate::net::{Link, PacketKind};
+use crate::net::PacketKind;
 use crate::sim::prefetch::{prefetch, prefetch_addr, prefetch_head};
 use crate::sim::Ahead;
 

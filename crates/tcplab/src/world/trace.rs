@@ -7,9 +7,10 @@
 //! `ISN + 1 + segment * mss` (ACKs: `ISN + 1 + min(ack * mss, transfer size)`), with a
 //! fixed ISN per flow, so tools see the real sequence and acknowledgement numbers.
 
+use super::link::Link;
 use super::{RunError, World};
 use crate::config::{PcapResolution, PcapSpec, TapPoint};
-use crate::net::{Link, LinkId, Packet, PacketKind};
+use crate::net::{LinkId, Packet, PacketKind};
 use crate::record::pcap::{
     node_ip, node_mac, tcp_frame, udp_frame, Addresses, PcapWriter, TcpFields, TCP_ACK,
 };

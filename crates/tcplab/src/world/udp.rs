@@ -45,14 +45,7 @@ pub(super) fn build_udp_flows(
             continue;
         }
         let field = format!("flows[{i}]");
-        let node = |name: &str, what: &str| {
-            graph
-                .node(name)
-                .ok_or_else(|| ConfigError::new(format!("{field}.{what}"), "unknown node"))
-        };
-        let (src, dst) = (node(&spec.src, "src")?, node(&spec.dst, "dst")?);
-        let fwd =
-            path(src, dst).ok_or_else(|| ConfigError::new(format!("{field}.dst"), "no route"))?;
+        let (src, dst, fwd) = super::build::endpoints(spec, &field, graph, path)?;
         let rate_bps = spec
             .rate
             .ok_or_else(|| ConfigError::new(format!("{field}.rate"), "missing"))?

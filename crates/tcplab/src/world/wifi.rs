@@ -3,13 +3,14 @@
 //! interface's MAC and continue their route when the receiver decodes them.
 
 use super::{build::build_queue, Event, World};
-use crate::config::wlan::{mac_config, radio};
-use crate::config::ApAccess;
+use crate::config::{ApAccess, Rate, WlanSpec};
 use crate::net::topology::Graph;
 use crate::net::{LinkId, Packet};
 use crate::record::wifi::{ApQueueSeries, FrameDelays, WifiIfaceRecord, WifiRecords};
 use crate::sim::RngStream;
-use crate::wifi::{Bss, IfaceId, IfaceSetup, MacEvent, Position, WifiTimer, AP};
+use crate::sim::Time;
+use crate::wifi::{Bss, IfaceId, IfaceSetup, MacConfig, MacEvent, OfdmRate, PhyTiming, Position};
+use crate::wifi::{WifiTimer, AP};
 use crate::ConfigError;
 
 /// Every BSS of the world and the map from hop ids to their interfaces.
@@ -26,9 +27,41 @@ pub(super) struct Wireless {
     distances: Vec<Vec<f64>>,
 }
 
+/// The MAC parameters of a WLAN; its rates must be 802.11a's.
+fn mac_config(w: &WlanSpec) -> Result<MacConfig, ConfigError> {
+    let m = &w.mac;
+    let rate = |key: &str, r: Rate| {
+        OfdmRate::from_bps(r.0).ok_or_else(|| {
+            ConfigError::new(
+                format!("topology.mac.{key}"),
+                format!(
+                    "{} b/s is not an 802.11a rate; use 6, 9, 12, 18, 24, 36, 48 or 54 Mbps",
+                    r.0
+                ),
+            )
+        })
+    };
+    Ok(MacConfig {
+        timing: PhyTiming {
+            data_rate: rate("rate", m.rate)?,
+            basic_rate: rate("basic_rate", m.basic_rate)?,
+            slot: Time::from_secs_f64(m.slot.0),
+            sifs: Time::from_secs_f64(m.sifs.0),
+            difs: Time::from_secs_f64(m.difs.0),
+            cca_time: Time::from_secs_f64(m.cca_time.0),
+        },
+        cw_min: m.cw_min,
+        cw_max: m.cw_max,
+        short_retry_limit: m.retry_limit,
+        long_retry_limit: m.long_retry_limit,
+        rts_cts: w.rts_cts,
+        eifs: m.eifs,
+    })
+}
+
 impl Wireless {
     /// Builds the BSSs of `graph`; `first_hop` is the number of wired links.
-    pub fn build(graph: &Graph, seed: u64) -> Wireless {
+    pub fn build(graph: &Graph, seed: u64) -> Result<Wireless, ConfigError> {
         let first_hop = graph.links.len() as u32;
         let mut w = Wireless {
             first_hop,
@@ -36,7 +69,7 @@ impl Wireless {
         };
         for (b, layout) in graph.wlans.iter().enumerate() {
             let spec = &layout.spec;
-            let cfg = mac_config(spec);
+            let cfg = mac_config(spec)?;
             let stations = layout.nodes.len() - 1;
             let mut setups = Vec::with_capacity(layout.nodes.len());
             let mut distances = Vec::with_capacity(layout.nodes.len());
@@ -73,7 +106,7 @@ impl Wireless {
             w.bss.push(Bss::new(
                 b as u16,
                 cfg,
-                &radio(spec),
+                &spec.radio,
                 setups,
                 graph.nodes.len(),
                 spec.frame_log,
@@ -87,7 +120,7 @@ impl Wireless {
             let n = w.bss[e.bss].len();
             w.edge_ids[e.bss][e.tx as usize * n + e.rx as usize] = hop;
         }
-        w
+        Ok(w)
     }
 
     /// The BSS and transmitting interface of hop `l`, if it is wireless.

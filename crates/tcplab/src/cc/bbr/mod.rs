@@ -52,6 +52,8 @@ mod lt_bw;
 #[cfg(test)]
 mod tests;
 
+use super::params::ParamStruct;
+use super::registry::Algorithm;
 use super::{
     parse_params, CaEvent, CaState, CcSpec, CcState, CongestionControl, LossInfo, RateSample,
     Recovery,
@@ -94,6 +96,14 @@ const PACING_MARGIN: f64 = 0.99;
 const INIT_CWND: f64 = 10.0;
 /// Linux `TCP_INFINITE_SSTHRESH`, as the sender's "unlimited".
 const INFINITE_SSTHRESH: f64 = 1e9;
+
+/// BBR in the registry of algorithms.
+pub const ALGORITHM: Algorithm = Algorithm {
+    name: "bbr",
+    build: |spec, field| Ok(Box::new(Bbr::from_spec(spec, field)?)),
+    params: &[ParamStruct::of::<BbrParams>],
+    source: include_str!("mod.rs"),
+};
 
 /// BBR's parameters: none yet; the table only names it (`cc = { name = "bbr" }`).
 #[derive(Clone, Debug, Default, Deserialize, serde::Serialize)]

@@ -13,9 +13,7 @@
 //! - Any other discipline (AQMs) sees every arrival and is asked for the next packet
 //!   when the transmitter becomes free, by a `LinkDone` event while packets wait.
 
-use super::jitter::Jitter;
-use super::loss::LossModel;
-use super::packet::{DropCause, DropCounts, LinkId, NodeId, Packet};
+use crate::net::{DropCause, DropCounts, Jitter, LinkId, LossModel, NodeId, Packet};
 use crate::queue::{FifoLimits, Queue};
 use crate::sim::Time;
 use std::collections::VecDeque;

@@ -1,5 +1,6 @@
 //! Retransmission timeout estimation (RFC 6298, or Linux's `tcp_rtt_estimator`) with
-//! exponential backoff.
+//! exponential backoff: the sender's timer, and Vegas's fine-grained one (so it sits below
+//! both `tcp` and `cc`).
 
 use crate::config::RtoEstimatorKind;
 use crate::sim::Time;
