@@ -16,6 +16,10 @@ from . import fig3, fig9, fig10_13, fig14, fig15, table2, fig16, fig17_18  # noq
 from . import table1, eq18, linux_fig19, table3  # noqa: F401
 # isort: on
 
+# The paper's set-up, for experiments built on it (beyond/...).
 from .paper import BOTTLENECK_DELAY, MEASURE_FROM, code_scenario, timing
+
+#: ``timing`` under the private name bbr_vegas.py imports it by (from before this package).
+_timing = timing
 
 __all__ = ["BOTTLENECK_DELAY", "MEASURE_FROM", "code_scenario", "timing"]
