@@ -15,10 +15,8 @@ from typing import Any
 from ..result import Result
 from ..testbed import conformance as cf
 from . import register
-from .base import Claim, Experiment, Figure, Outcome, Run
-
-Results = list[tuple[dict[str, Any], Result]]
-
+from .base import Claim, Experiment, Figure, Outcome, Results, Run
+from .common import panels
 
 _FROM_ENV = "<from TCPLAB_CONFORMANCE_SIM_STACK, default linux>"
 
@@ -143,12 +141,9 @@ class LinuxConformance(Experiment):
         return out
 
     def _figure(self, traces) -> Figure:
-        import matplotlib.pyplot as plt
 
         algos = list(traces)
-        cols = 3
-        rows = (len(algos) + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 2.8 * rows), squeeze=False)
+        fig, axes = panels(len(algos), 3, (4.2, 2.8))
         for ax, algo in zip(axes.flat, algos, strict=False):
             kern, sim = traces[algo]
             for df, style, label in ((kern, "-", "kernel"), (sim, "--", "sim")):
@@ -160,8 +155,6 @@ class LinuxConformance(Experiment):
             ax.set_ylabel("cwnd (segments)")
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7)
-        for ax in list(axes.flat)[len(algos) :]:
-            ax.set_visible(False)
         fig.tight_layout()
         return Figure("cwnd", fig, "cwnd of the base point's flow: kernel (solid) and simulator (dashed)")
 

@@ -20,6 +20,5 @@ from . import table1, eq18, linux_fig19, table3  # noqa: F401
 from .paper import BOTTLENECK_DELAY, MEASURE_FROM, code_scenario, timing
 
 #: ``timing`` under the private name bbr_vegas.py imports it by (from before this package).
-_timing = timing
 
 __all__ = ["BOTTLENECK_DELAY", "MEASURE_FROM", "code_scenario", "timing"]
