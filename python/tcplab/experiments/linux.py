@@ -12,6 +12,8 @@ import os
 from collections import defaultdict
 from typing import Any
 
+import numpy as np
+
 from ..result import Result
 from ..testbed import conformance as cf
 from . import register
@@ -165,6 +167,10 @@ def _held(algo: str) -> str:
     return "held to the tolerances" if algo in cf.STRICT else "with the bed's jitter in the simulator"
 
 
+#: A kernel pacing rate at or above this (bits/s) is tcp_info's "unset" (~0U bytes/s).
+UNSET_PACING_BPS = 1e15
+
+
 def bbr_figure(kernel: Result, sim: Result) -> Figure:
     """BBR's pacing rate and cwnd on the base point, kernel beside simulator: the PROBE_BW
     gain cycle (pacing 5/4, 3/4, then 1 for six rounds) and PROBE_RTT's dip to 4 segments
@@ -177,10 +183,20 @@ def bbr_figure(kernel: Result, sim: Result) -> Figure:
     v = sim.cc_vars
     rate = v[(v["flow"] == 0) & (v["name"] == "pacing_rate")] if len(v) else v
     if "pacing_rate" in k:
-        top.plot(k["time"], k["pacing_rate"] / 1e6, "-", lw=0.8, label="kernel")
+        # tcp_info reports ~0U (no limit) before BBR sets a rate: left out, not drawn as 10^14.
+        paced = k[k["pacing_rate"] < UNSET_PACING_BPS]
+        top.plot(paced["time"], paced["pacing_rate"] / 1e6, "-", lw=0.8, label="kernel")
     if len(rate):
         top.plot(rate["time"], rate["value"] * 8 / 1e6, "--", lw=0.8, label="sim")
     top.set_ylabel("pacing rate (Mb/s)")
+    # STARTUP's first rates (before an RTT sample) would flatten PROBE_BW's cycle: 3 x the median.
+    steady = [
+        float(np.median(x))
+        for x in (paced["pacing_rate"] / 1e6 if "pacing_rate" in k else [], rate["value"] * 8 / 1e6)
+        if len(x)
+    ]
+    if steady:
+        top.set_ylim(0, 3 * max(steady))
     for df, style, label in ((k, "-", "kernel"), (s, "--", "sim")):
         bottom.plot(df["time"], df["cwnd"], style, lw=0.8, label=label)
     bottom.set_ylabel("cwnd (segments)")
