@@ -12,6 +12,8 @@ the run's meta data and one per pcap file it wrote. Three ways to use it:
     # a store of runs made by the old engine (`tcplab reproduce ... --store DIR`): re-simulate
     # every stored run with this engine and compare it with its stored tables
     scripts/records-identical.py --store results --rerun
+    # ... or a deterministic sample of them: every 20th run in key order
+    scripts/records-identical.py --store results --rerun --every 20
 
 ``--store DIR`` without ``--rerun`` hashes the stored tables themselves (to compare two stores
 with ``--save``/``--against``). Kernel test-bed runs in a store are skipped. Exit status: 0 when
@@ -103,6 +105,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("paths", nargs="*", type=Path, help="scenario files or directories of them")
     ap.add_argument("--store", type=Path, help="a result store (its runs/ directory's parent)")
     ap.add_argument("--rerun", action="store_true", help="re-simulate each stored run and compare")
+    ap.add_argument(
+        "--every",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --store: only every N-th stored run in key order (a deterministic sample)",
+    )
     ap.add_argument("--save", type=Path, help="write the hashes to this JSON file")
     ap.add_argument("--against", type=Path, help="compare with hashes saved before")
     args = ap.parse_args(argv)
@@ -110,6 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give scenario files or directories, or --store DIR")
     if args.rerun and not args.store:
         ap.error("--rerun needs --store")
+    missing = [str(p) for p in args.paths if not p.exists()]
+    if missing:
+        ap.error(f"no such file or directory: {', '.join(missing)}")
+    if args.every < 1:
+        ap.error(f"--every {args.every}: give a whole number of at least 1")
 
     hashes: dict[str, Hashes] = {}
     problems: list[str] = []
@@ -118,16 +132,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{f}: {len(hashes[str(f)])} tables and files hashed", file=sys.stderr)
     if args.store:
         store = ResultStore(args.store)
-        keys = store.run_keys()
+        keys = store.run_keys()[:: args.every]
         if not keys:
             ap.error(f"{args.store} holds no stored runs")
-        for key in keys:
+        for n, key in enumerate(keys, 1):
             info = store.info(key)
             if info.get("backend", "sim") != "sim":
                 continue
             hashes[key] = stored(store._dir(key), info["run_meta"])
             if args.rerun:
-                problems += differences(key, hashes[key], simulate(info["scenario"]))
+                found = differences(key, hashes[key], simulate(info["scenario"]))
+                problems += found
+                verdict = f"{len(found)} differences" if found else "identical"
+                print(f"[{n}/{len(keys)}] {key} {info.get('experiment', '')}: {verdict}", file=sys.stderr)
         print(f"{args.store}: {len(hashes)} runs hashed", file=sys.stderr)
 
     if args.save:

@@ -2,7 +2,7 @@
 //! valid documents, and scenario (d) is the WLAN preset with 004's set-up, which the ns-3
 //! program bench/ns3/wlan.cc rebuilds from the same file.
 
-use tcplab::config::Topology;
+use tcplab::config::{Topology, Traffic};
 use tcplab::parse_scenario;
 
 fn bench_file(name: &str) -> String {
@@ -42,7 +42,10 @@ fn scenario_d_spells_out_the_wlan_preset_defaults() {
             (f.src.as_str(), f.dst.as_str()),
             (format!("w{i}").as_str(), "h0")
         );
-        assert_eq!(f.cc.as_ref().map(|c| c.name.as_str()), Some("newreno"));
+        let Traffic::Tcp(tcp) = &f.traffic else {
+            panic!("flow {i} is not TCP")
+        };
+        assert_eq!(tcp.cc.name, "newreno");
         assert_eq!(f.count, 1);
     }
 }

@@ -76,13 +76,17 @@ fn building_refuses_what_the_document_alone_cannot_tell() {
     }
 }
 
-/// A TCP flow without an algorithm is told which there are (registry names).
+/// A TCP flow has its algorithm (flows are TCP or CBR, config::flows): without one the
+/// schema refuses it, naming the key and where the names are listed.
 #[test]
-fn a_missing_algorithm_lists_the_registry() {
+fn a_missing_algorithm_is_refused_by_the_schema() {
     let doc = custom(AB, "[[flows]]\nsrc = \"a\"\ndst = \"b\"\n", "");
-    let e = validate_scenario(&doc).unwrap_err();
+    let e = parse_scenario(&doc).unwrap_err();
     assert_eq!(e.field, "flows[0].cc");
-    assert!(e.message.contains("one of reno, newreno, tahoe"), "{e}");
+    assert!(
+        e.message.starts_with("missing;") && e.message.contains("`tcplab algorithms`"),
+        "{e}"
+    );
 }
 
 /// Recovery names are read once, by the schema; the canonical document writes them back.

@@ -50,10 +50,11 @@ impl AppSchedule {
     /// The application of a flow entry: its schedule if it has one, else its start
     /// (drawn from the flow's stream if random) and stop.
     pub fn for_flow(spec: &FlowSpec, rng: &mut RngStream) -> Self {
+        let bytes = spec.traffic.bytes();
         if spec.schedule.is_empty() {
-            Self::resolve(&spec.start, spec.stop.map(|t| t.0), spec.bytes, rng)
+            Self::resolve(&spec.start, spec.stop.map(|t| t.0), bytes, rng)
         } else {
-            Self::from_schedule(&spec.schedule, spec.bytes)
+            Self::from_schedule(&spec.schedule, bytes)
         }
     }
 

@@ -7,10 +7,9 @@
 //! that answers nothing else. What is written by hand is only where each struct sits in the
 //! document ([`schema`]), and the own keys of `CustomLink`, whose `flatten` hides them.
 
+use super::flows::{FlowKind, FlowSpec};
 use super::jitter::{ExponentialJitter, NormalJitter, UniformJitter};
-use super::queues::{
-    RedConstSpec, RedModeSpec, RedSpec, SplitSpec, SredSpec, SredVariantSpec, ZlRedSpec,
-};
+use super::queues::{RedConstSpec, RedMode, RedSpec, SplitSpec, SredSpec, SredVariant, ZlRedSpec};
 use super::schema::*;
 use super::traces::{PcapResolution, PcapSpec, TapPoint};
 use super::wlan::{ApAccess, MacSpec, RadioSpec, WlanSpec};
@@ -147,12 +146,9 @@ pub fn schema() -> Vec<SchemaTable> {
         table::<DirectionSpec>("link.reverse", &[]),
         tagged("queue", "kind", QueueSpec::KINDS),
         table::<DropTailSpec>("queue(kind=droptail)", &[]),
-        table::<RedSpec>("queue(kind=red)", &[("mode", names::<RedModeSpec>())]),
+        table::<RedSpec>("queue(kind=red)", &[("mode", names::<RedMode>())]),
         table::<RedConstSpec>("queue(kind=red_const)", &[]),
-        table::<SredSpec>(
-            "queue(kind=sred)",
-            &[("variant", names::<SredVariantSpec>())],
-        ),
+        table::<SredSpec>("queue(kind=sred)", &[("variant", names::<SredVariant>())]),
         table::<ZlRedSpec>("queue(kind=zl_red)", &[]),
         table::<SplitSpec>("queue(kind=split)", &[]),
         tagged("loss", "model", LossSpec::KINDS),

@@ -6,6 +6,7 @@
 
 mod cc_spec;
 mod error;
+pub mod flows;
 pub mod jitter;
 pub mod keys;
 pub mod queues;
@@ -21,6 +22,7 @@ pub mod wlan;
 
 pub use cc_spec::CcSpec;
 pub use error::{name_list, ConfigError};
+pub use flows::*;
 pub use jitter::JitterSpec;
 pub use queues::*;
 pub use schema::*;

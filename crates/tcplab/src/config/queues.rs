@@ -1,5 +1,6 @@
 //! Parameters of the router queues (`queue = { kind = "...", ... }` on a link), their
-//! documented defaults, and their validation.
+//! documented defaults, and their validation. Each table is the one type of its queue's
+//! parameters: the disciplines in `queue/` keep and read it as they are built with it.
 //!
 //! Thresholds are in packets. Every parameter is optional; the defaults are the papers':
 //! RED takes NS-2's defaults as used by 002 (thresh 5, maxthresh 15, q_weight 0.002,
@@ -74,15 +75,17 @@ fn packet_size(field: &str, name: &str, v: u32) -> Check {
     )
 }
 
-/// How RED measures the queue.
+/// How RED measures the queue (Floyd & Jacobson 1993 section 4, "byte mode").
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum RedModeSpec {
-    /// Queue in packets, the same probability for every packet (NS-2's default).
+pub enum RedMode {
+    /// The queue is counted in packets and every packet has the same drop probability
+    /// (NS-2's default).
     #[default]
     Packets,
-    /// Queue in bytes (in units of `mean_packet_size`) and drop probability scaled by
-    /// `size / max_packet_size` (Floyd & Jacobson 1993 section 4).
+    /// The queue is counted in bytes, in units of `mean_packet_size` (so thresholds keep
+    /// their meaning in packets of that size, as NS-2's queue-in-bytes), and a packet's
+    /// drop probability is scaled by `size / max_packet_size`.
     Bytes,
 }
 
@@ -104,7 +107,7 @@ pub struct RedSpec {
     /// NS-2's `wait_` spacing of drops (default off: the paper's `p_b / (1 - count p_b)`).
     pub wait: bool,
     /// packets (default) or bytes.
-    pub mode: RedModeSpec,
+    pub mode: RedMode,
     /// Typical packet size, bytes: sets the idle-time correction and the byte-mode unit
     /// (default 500, NS-2 `mean_pktsize_`).
     pub mean_packet_size: u32,
@@ -121,7 +124,7 @@ impl Default for RedSpec {
             w_q: 0.002,
             gentle: false,
             wait: false,
-            mode: RedModeSpec::Packets,
+            mode: RedMode::Packets,
             mean_packet_size: 500,
             max_packet_size: 1500,
         }
@@ -164,9 +167,11 @@ fn default_mean_packet_size() -> u32 {
 /// SRED's drop function.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum SredVariantSpec {
+pub enum SredVariant {
+    /// "Simple SRED": `p_zap = p_sred(q) * min(1, 1/(256 P(t))^2)`.
     Simple,
-    /// Simple SRED times (1 + Hit/P) (default).
+    /// "Full SRED" (default): simple SRED times `(1 + Hit(t)/P(t))`, so flows that hit
+    /// often (misbehaving ones) lose more.
     #[default]
     Full,
 }
@@ -185,7 +190,7 @@ pub struct SredSpec {
     /// SRED's p_max (default 0.15).
     pub p_max: f64,
     /// full (default) or simple.
-    pub variant: SredVariantSpec,
+    pub variant: SredVariant,
 }
 
 impl Default for SredSpec {
@@ -195,7 +200,7 @@ impl Default for SredSpec {
             replace_p: 0.25,
             alpha: None,
             p_max: 0.15,
-            variant: SredVariantSpec::Full,
+            variant: SredVariant::Full,
         }
     }
 }

@@ -1,11 +1,11 @@
 //! The scenario document's types. Every struct denies unknown keys, so a typo is an
 //! error that names the key rather than a silently ignored setting.
 
+use super::flows::FlowSpec;
 use super::jitter::JitterSpec;
 use super::queues::{RedConstSpec, RedSpec, SplitSpec, SredSpec, ZlRedSpec};
 use super::tagged::tagged_enum;
 use super::units::{Rate, Seconds};
-use super::CcSpec;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -528,129 +528,4 @@ impl TcpOptions {
             pacing_quantum: self.pacing_quantum.or(defaults.pacing_quantum),
         }
     }
-}
-
-/// When a flow starts: a fixed time or uniformly at random in a range.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-#[serde(untagged)]
-pub enum StartSpec {
-    At(Seconds),
-    Uniform { uniform: [Seconds; 2] },
-}
-
-/// A table is the uniform form, anything else a time; each keeps its own error message
-/// (serde's untagged enums say only "data did not match any variant").
-impl<'de> Deserialize<'de> for StartSpec {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Uniform {
-            uniform: [Seconds; 2],
-        }
-        match toml::Value::deserialize(d)? {
-            table @ toml::Value::Table(_) => super::tagged::variant(table)
-                .map(|u: Uniform| StartSpec::Uniform { uniform: u.uniform }),
-            time => Seconds::deserialize(time)
-                .map(StartSpec::At)
-                .map_err(serde::de::Error::custom),
-        }
-    }
-}
-
-impl Default for StartSpec {
-    fn default() -> Self {
-        StartSpec::At(Seconds(0.0))
-    }
-}
-
-/// What a flow carries.
-#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum FlowKind {
-    /// A TCP connection (the default).
-    #[default]
-    Tcp,
-    /// UDP datagrams at a constant bit rate (`rate`, `packet_size`).
-    Cbr,
-}
-
-impl FlowKind {
-    fn is_tcp(&self) -> bool {
-        *self == FlowKind::Tcp
-    }
-}
-
-/// One or more identical flows: TCP (default) or UDP constant bit rate (`kind = "cbr"`).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct FlowSpec {
-    /// Name used in records and to seed the flow's random stream (default `flow<i>`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub src: String,
-    pub dst: String,
-    /// tcp (default) or cbr.
-    #[serde(default, skip_serializing_if = "FlowKind::is_tcp")]
-    pub kind: FlowKind,
-    /// Congestion control of a TCP flow (required for TCP): a name, or
-    /// `{ name = "...", <parameters> }`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cc: Option<CcSpec>,
-    /// Loss recovery: tahoe, reno, newreno, rfc6675 or prr (default: the algorithm's own).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recovery: Option<Recovery>,
-    /// Number of identical flows this entry stands for.
-    #[serde(default = "default_count")]
-    pub count: u32,
-    #[serde(default)]
-    pub start: StartSpec,
-    /// When the application stops offering new data (default: never).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop: Option<Seconds>,
-    /// Transfer exactly this many bytes and record the completion time (default: bulk).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bytes: Option<u64>,
-    #[serde(default)]
-    pub tcp: TcpOptions,
-    /// CBR: bits per second of datagrams on the wire (required for CBR).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<Rate>,
-    /// CBR: bytes per datagram on the wire, IPv4 and UDP headers (28) included
-    /// (default 1000).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub packet_size: Option<u32>,
-    /// On/off schedule: the flow offers data only within these `[on, off]` intervals
-    /// (seconds, in order, not overlapping); replaces `start` and `stop`. A TCP flow
-    /// that turns off stops offering new data (what is outstanding is still delivered
-    /// and repaired) and on turning on again resumes with the state it had (cwnd, RTT
-    /// estimates), as an NS-2 FTP source stopped and restarted on the same agent. A CBR
-    /// flow sends a datagram at each on time and every interval after it, none at or
-    /// after the off time.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub schedule: Vec<[Seconds; 2]>,
-}
-
-impl FlowSpec {
-    /// The name of the `k`-th flow of entry `index`: `name` (default `flow<index>`), with
-    /// `.k` appended when the entry stands for more than one flow.
-    pub fn flow_name(&self, index: usize, k: u32) -> String {
-        let base = self.base_name(index);
-        if self.count > 1 {
-            format!("{base}.{k}")
-        } else {
-            base
-        }
-    }
-
-    /// `name`, or `flow<index>` if it is not set.
-    pub fn base_name(&self, index: usize) -> String {
-        self.name.clone().unwrap_or_else(|| format!("flow{index}"))
-    }
-}
-
-/// Default datagram size of a CBR flow, bytes.
-pub const DEFAULT_CBR_PACKET_SIZE: u32 = 1000;
-
-fn default_count() -> u32 {
-    1
 }

@@ -67,16 +67,22 @@ pub fn split_tag<'de, D: Deserializer<'de>>(
     Ok((kind, toml::Value::Table(table)))
 }
 
+/// An error message about the key at `path` below the value being read, which
+/// [`join_path`] joins to the outer path.
+pub fn at_path(path: &str, message: &str) -> String {
+    if path.is_empty() {
+        message.to_string()
+    } else {
+        format!("{PATH_MARK}{path}{PATH_MARK}{message}")
+    }
+}
+
 /// Deserializes a variant's struct, carrying the path of any error in the message.
 pub fn variant<T: DeserializeOwned, E: Error>(value: toml::Value) -> Result<T, E> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let outer = e.path().to_string();
         let (path, msg) = join_path(&outer, e.inner().message());
-        if path.is_empty() {
-            E::custom(msg)
-        } else {
-            E::custom(format!("{PATH_MARK}{path}{PATH_MARK}{msg}"))
-        }
+        E::custom(at_path(&path, &msg))
     })
 }
 

@@ -1,6 +1,6 @@
-//! Checks of what a flow carries (TCP or CBR) and of on/off schedules.
+//! Checks of a CBR flow's rate and size and of on/off schedules.
 
-use super::schema::{FlowKind, FlowSpec, StartSpec, TcpOptions};
+use super::flows::{CbrTraffic, FlowSpec, StartSpec, Traffic};
 use super::ConfigError;
 
 type Check = Result<(), ConfigError>;
@@ -9,57 +9,24 @@ fn err(field: impl Into<String>, msg: impl Into<String>) -> ConfigError {
     ConfigError::new(field, msg)
 }
 
-/// Checks the fields that depend on the flow's kind and its schedule.
+/// Checks the ranges of a CBR flow's rate and datagram size, and the flow's schedule
+/// (which keys each kind takes is the schema's, [`super::flows`]).
 pub(super) fn validate_traffic(field: &str, f: &FlowSpec, duration: f64) -> Check {
-    match f.kind {
-        FlowKind::Tcp => {
-            for (name, set) in [
-                ("rate", f.rate.is_some()),
-                ("packet_size", f.packet_size.is_some()),
-            ] {
-                if set {
-                    return Err(err(
-                        format!("{field}.{name}"),
-                        "applies to CBR flows only; add kind = \"cbr\" or remove it",
-                    ));
-                }
-            }
+    if let Traffic::Cbr(CbrTraffic { rate, packet_size }) = &f.traffic {
+        if !(rate.0.is_finite() && (1.0..=1e13).contains(&rate.0)) {
+            return Err(err(
+                format!("{field}.rate"),
+                format!("{} is not allowed; a rate must be 1 b/s to 10 Tb/s", rate.0),
+            ));
         }
-        FlowKind::Cbr => {
-            for (name, set) in [
-                ("cc", f.cc.is_some()),
-                ("recovery", f.recovery.is_some()),
-                ("bytes", f.bytes.is_some()),
-                ("tcp", f.tcp != TcpOptions::default()),
-            ] {
-                if set {
-                    return Err(err(
-                        format!("{field}.{name}"),
-                        "applies to TCP flows only; a CBR flow takes rate and packet_size",
-                    ));
-                }
-            }
-            let Some(rate) = f.rate else {
+        if let Some(s) = packet_size {
+            if !(28..=65_535).contains(s) {
                 return Err(err(
-                    format!("{field}.rate"),
-                    "missing; a CBR flow needs a rate, e.g. \"500kbps\"",
+                    format!("{field}.packet_size"),
+                    format!(
+                        "{s} is not allowed; a datagram is 28 (IPv4 + UDP headers) to 65535 bytes"
+                    ),
                 ));
-            };
-            if !(rate.0.is_finite() && (1.0..=1e13).contains(&rate.0)) {
-                return Err(err(
-                    format!("{field}.rate"),
-                    format!("{} is not allowed; a rate must be 1 b/s to 10 Tb/s", rate.0),
-                ));
-            }
-            if let Some(s) = f.packet_size {
-                if !(28..=65_535).contains(&s) {
-                    return Err(err(
-                        format!("{field}.packet_size"),
-                        format!(
-                            "{s} is not allowed; a datagram is 28 (IPv4 + UDP headers) to 65535 bytes"
-                        ),
-                    ));
-                }
             }
         }
     }

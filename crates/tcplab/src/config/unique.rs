@@ -2,7 +2,8 @@
 //! A second link between the same two nodes would never carry a packet (routes take the
 //! first), and two flows of one name would share a record row name and a random stream.
 
-use super::schema::{CustomLink, FlowSpec};
+use super::flows::FlowSpec;
+use super::schema::CustomLink;
 use super::ConfigError;
 use std::collections::HashMap;
 

@@ -4,6 +4,7 @@
 //! where the world is built from it: validation is building the world (world/build.rs).
 
 use super::error::name_list;
+use super::flows::{FlowSpec, StartSpec, Traffic};
 use super::schema::*;
 use super::ConfigError;
 
@@ -538,14 +539,17 @@ fn validate_flow(field: &str, f: &FlowSpec, duration: f64, defaults: &TcpOptions
             ));
         }
     }
-    if f.bytes == Some(0) {
+    let Traffic::Tcp(tcp) = &f.traffic else {
+        return Ok(());
+    };
+    if tcp.bytes == Some(0) {
         return Err(err(
             format!("{field}.bytes"),
             "0 is not allowed; omit it for a bulk transfer",
         ));
     }
-    validate_tcp(&format!("{field}.tcp"), &f.tcp)?;
-    let merged = f.tcp.or(defaults);
+    validate_tcp(&format!("{field}.tcp"), &tcp.tcp)?;
+    let merged = tcp.tcp.or(defaults);
     if let (Some(lo), Some(hi)) = (merged.min_rto, merged.max_rto) {
         if hi.0 < lo.0 {
             return Err(err(

@@ -12,7 +12,7 @@ pub use red::Red;
 pub use split::SplitQueue;
 pub use sred::Sred;
 pub use zlred::ZlRed;
-pub use zombie::{ZombieList, ZombieListParams};
+pub use zombie::ZombieList;
 
 use crate::net::{DropCause, Packet};
 use crate::sim::Time;
@@ -63,69 +63,23 @@ pub trait Queue: Send {
     fn variables(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
-/// Builds the queue discipline of one link direction from its (validated) spec. Queues
-/// that draw random numbers get their own stream, `queue:<link name>`.
+/// Builds the queue discipline of one link direction from its (validated) spec, which the
+/// discipline keeps as its parameters. Queues that draw random numbers get their own
+/// stream, `queue:<link name>`.
 pub fn build(l: &crate::net::topology::DirectedLink, seed: u64) -> Box<dyn Queue> {
-    use crate::config::{QueueSpec, RedModeSpec, SredVariantSpec};
+    use crate::config::QueueSpec;
     use crate::sim::RngStream;
     let limit = l.buffer as usize;
     let rng = || RngStream::new(seed, &format!("queue:{}", l.name));
     let rate_bps = l.rate.0.round().max(1.0) as u64;
     match &l.queue {
         QueueSpec::Droptail(_) => Box::new(DropTail::new(limit, l.buffer_bytes)),
-        QueueSpec::Red(s) => {
-            let params = red::RedParams {
-                min_th: s.min_th,
-                max_th: s.max_th,
-                w_q: s.w_q,
-                profile: red::RedProfile::Standard {
-                    max_p: s.max_p,
-                    gentle: s.gentle,
-                    wait: s.wait,
-                },
-                mode: match s.mode {
-                    RedModeSpec::Packets => red::RedMode::Packets,
-                    RedModeSpec::Bytes => red::RedMode::Bytes,
-                },
-                mean_packet_size: s.mean_packet_size,
-                max_packet_size: s.max_packet_size,
-            };
-            Box::new(Red::new(params, limit, l.buffer_bytes, rate_bps, rng()))
-        }
+        QueueSpec::Red(s) => Box::new(Red::new(s.clone(), limit, l.buffer_bytes, rate_bps, rng())),
         QueueSpec::RedConst(s) => {
-            let params = red::RedParams {
-                min_th: s.min_th,
-                max_th: s.max_th.unwrap_or(f64::INFINITY),
-                w_q: s.w_q,
-                profile: red::RedProfile::Constant { p: s.p },
-                mode: red::RedMode::Packets,
-                mean_packet_size: s.mean_packet_size,
-                max_packet_size: s.mean_packet_size,
-            };
-            Box::new(Red::new(params, limit, l.buffer_bytes, rate_bps, rng()))
+            Box::new(Red::new(s.clone(), limit, l.buffer_bytes, rate_bps, rng()))
         }
-        QueueSpec::Sred(s) => {
-            let params = sred::SredParams {
-                p_max: s.p_max,
-                variant: match s.variant {
-                    SredVariantSpec::Simple => sred::SredVariant::Simple,
-                    SredVariantSpec::Full => sred::SredVariant::Full,
-                },
-            };
-            let list = ZombieListParams::new(s.zombies as usize, s.replace_p, s.alpha);
-            Box::new(Sred::new(list, params, limit, l.buffer_bytes, rng()))
-        }
-        QueueSpec::ZlRed(s) => {
-            let params = zlred::ZlRedParams {
-                p_min: s.p_min,
-                p_max: s.p_max,
-                min_th: s.min_th,
-                max_th: s.max_th_for(l.buffer),
-                hit_drop: s.hit_drop,
-            };
-            let list = ZombieListParams::new(s.zombies as usize, s.replace_p, s.alpha);
-            Box::new(ZlRed::new(list, params, limit, l.buffer_bytes, rng()))
-        }
+        QueueSpec::Sred(s) => Box::new(Sred::new(s.clone(), limit, l.buffer_bytes, rng())),
+        QueueSpec::ZlRed(s) => Box::new(ZlRed::new(s.clone(), limit, l.buffer_bytes, rng())),
         QueueSpec::Split(s) => {
             let (data, acks) = s.limits(l.buffer);
             Box::new(SplitQueue::new(

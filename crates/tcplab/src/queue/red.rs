@@ -3,61 +3,104 @@
 //! form that Hasegawa et al. analyse (003 section 4.1.2).
 //!
 //! Both share F&J's average queue estimator ([`AverageQueue`]); they differ in how the
-//! average becomes a drop probability ([`RedProfile`]). Every early drop carries
+//! average becomes a drop probability ([`RedRule`]). Every early drop carries
 //! [`DropCause::AqmEarly`]; a full buffer still drops with [`DropCause::BufferOverflow`].
 
 use super::{DropTail, Queue};
+use crate::config::{RedConstSpec, RedMode, RedSpec};
 use crate::net::{DropCause, Packet};
 use crate::sim::{RngStream, Time};
 
-/// How the queue is measured (F&J section 4, "byte mode").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RedMode {
-    /// The queue is counted in packets and every packet has the same drop probability.
-    Packets,
-    /// The queue is counted in bytes, in units of `mean_packet_size` (so thresholds keep
-    /// their meaning in packets of that size, as NS-2's queue-in-bytes), and a packet's
-    /// drop probability is scaled by `size / max_packet_size` (F&J section 4).
-    Bytes,
-}
-
-/// How the average queue becomes a drop probability.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RedProfile {
-    /// F&J figure 2: `p_b` rises linearly from 0 at `min_th` to `max_p` at `max_th`;
-    /// the count of packets since the last drop spreads drops evenly (section 7).
-    Standard {
-        max_p: f64,
-        /// Floyd's "gentle" RED (2000): between `max_th` and `2 max_th`, `p_b` rises
-        /// linearly from `max_p` to 1 instead of jumping to 1.
-        gentle: bool,
-        /// NS-2's `wait_` option: `p_a = p_b / (2 - count p_b)` once `count p_b >= 1`
-        /// and 0 before, so drops are at least `1/p_b` packets apart. Off by default,
-        /// which follows F&J's `p_a = p_b / (1 - count p_b)`.
-        wait: bool,
-    },
-    /// 003 section 4.1.2: every arrival is dropped with probability `p` while the average
-    /// lies at or above `min_th` (and, when `max_th` is finite, every arrival at or
-    /// above `max_th`). No count-based spacing: drops are independent, as the analysis
-    /// assumes.
-    Constant { p: f64 },
-}
-
-/// RED's parameters. Thresholds are in packets (of `mean_packet_size` in byte mode).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RedParams {
-    pub min_th: f64,
-    /// `f64::INFINITY` for a constant-probability queue without an upper threshold.
-    pub max_th: f64,
+/// What the two REDs differ in: how the average becomes the probability of dropping an
+/// arrival. Each is implemented by its parameter table, which the queue keeps.
+pub trait RedRule: Send {
+    /// Short name for records.
+    const KIND: &'static str;
+    /// Average queue (packets, of `mean_packet_size` in byte mode) below which nothing
+    /// is dropped early.
+    fn min_th(&self) -> f64;
     /// Weight of the newest sample in the average, F&J's `w_q`.
-    pub w_q: f64,
-    pub profile: RedProfile,
-    pub mode: RedMode,
-    /// Bytes of a typical packet: the idle correction's transmission time `s`
-    /// (F&J section 4) and the unit of the byte-mode queue.
-    pub mean_packet_size: u32,
-    /// Byte mode's reference size for scaling the drop probability.
-    pub max_packet_size: u32,
+    fn w_q(&self) -> f64;
+    /// Bytes of a typical packet: the idle correction's transmission time `s` (F&J
+    /// section 4) and the unit of the byte-mode queue.
+    fn mean_packet_size(&self) -> u32;
+    fn mode(&self) -> RedMode;
+    /// The probability of dropping an arrival of `size` bytes at average `avg` (at least
+    /// `min_th`), given F&J's `count` (which the rule may step); `None`: the average is
+    /// above the region of probabilistic drops and every arrival is dropped.
+    fn arrival_probability(&self, avg: f64, size: u32, count: &mut i64) -> Option<f64>;
+}
+
+/// F&J figure 2: `p_b` rises linearly from 0 at `min_th` to `max_p` at `max_th`; the count
+/// of packets since the last drop spreads drops evenly (section 7). `gentle` (Floyd 2000):
+/// between `max_th` and `2 max_th`, `p_b` rises linearly from `max_p` to 1 instead of
+/// jumping to 1. `wait` is NS-2's option ([`spaced_probability`]).
+impl RedRule for RedSpec {
+    const KIND: &'static str = "red";
+
+    fn min_th(&self) -> f64 {
+        self.min_th
+    }
+
+    fn w_q(&self) -> f64 {
+        self.w_q
+    }
+
+    fn mean_packet_size(&self) -> u32 {
+        self.mean_packet_size
+    }
+
+    fn mode(&self) -> RedMode {
+        self.mode
+    }
+
+    fn arrival_probability(&self, avg: f64, size: u32, count: &mut i64) -> Option<f64> {
+        let RedSpec {
+            min_th,
+            max_th,
+            max_p,
+            ..
+        } = *self;
+        let mut p_b = if avg < max_th {
+            max_p * (avg - min_th) / (max_th - min_th)
+        } else if self.gentle && avg < 2.0 * max_th {
+            max_p + (1.0 - max_p) * (avg - max_th) / max_th
+        } else {
+            return None;
+        };
+        if self.mode == RedMode::Bytes {
+            p_b *= size as f64 / self.max_packet_size as f64;
+        }
+        *count += 1;
+        Some(spaced_probability(p_b, *count as f64, self.wait))
+    }
+}
+
+/// 003 section 4.1.2: every arrival is dropped with probability `p` while the average lies
+/// at or above `min_th` (and every arrival at or above `max_th`, if given). No count-based
+/// spacing: drops are independent, as the analysis assumes.
+impl RedRule for RedConstSpec {
+    const KIND: &'static str = "red_const";
+
+    fn min_th(&self) -> f64 {
+        self.min_th
+    }
+
+    fn w_q(&self) -> f64 {
+        self.w_q
+    }
+
+    fn mean_packet_size(&self) -> u32 {
+        self.mean_packet_size
+    }
+
+    fn mode(&self) -> RedMode {
+        RedMode::Packets
+    }
+
+    fn arrival_probability(&self, avg: f64, _size: u32, _count: &mut i64) -> Option<f64> {
+        (avg < self.max_th.unwrap_or(f64::INFINITY)).then_some(self.p)
+    }
 }
 
 /// F&J's average queue size: an EWMA updated on every arrival, decayed over idle periods
@@ -114,10 +157,11 @@ impl AverageQueue {
     }
 }
 
-/// A RED queue (standard or constant-probability) in front of a FIFO with hard limits.
-pub struct Red {
+/// A RED queue (standard, [`RedSpec`], or constant-probability, [`RedConstSpec`]) in
+/// front of a FIFO with hard limits.
+pub struct Red<R> {
     fifo: DropTail,
-    params: RedParams,
+    rule: R,
     avg: AverageQueue,
     /// F&J's `count`, kept as in their figure 2: -1 while the average is below `min_th`,
     /// incremented on each arrival before `p_a` is computed, 0 after a drop. So after a
@@ -128,11 +172,11 @@ pub struct Red {
     rng: RngStream,
 }
 
-impl Red {
+impl<R: RedRule> Red<R> {
     /// `limit_packets`/`limit_bytes` are the buffer's hard limits; `rate_bps` is the
     /// link's rate (for the idle correction).
     pub fn new(
-        params: RedParams,
+        rule: R,
         limit_packets: usize,
         limit_bytes: Option<u64>,
         rate_bps: u64,
@@ -140,8 +184,8 @@ impl Red {
     ) -> Self {
         Red {
             fifo: DropTail::new(limit_packets, limit_bytes),
-            avg: AverageQueue::new(params.w_q, params.mean_packet_size, rate_bps),
-            params,
+            avg: AverageQueue::new(rule.w_q(), rule.mean_packet_size(), rate_bps),
+            rule,
             count: -1,
             rng,
         }
@@ -153,49 +197,21 @@ impl Red {
     }
 
     fn instantaneous(&self) -> f64 {
-        match self.params.mode {
+        match self.rule.mode() {
             RedMode::Packets => self.fifo.len() as f64,
-            RedMode::Bytes => self.fifo.bytes() as f64 / self.params.mean_packet_size as f64,
-        }
-    }
-
-    /// F&J figure 2's `p_b` for average `avg` (before byte scaling and spacing); `None`
-    /// above the region of probabilistic drops (every arrival is dropped).
-    fn base_probability(&self, avg: f64) -> Option<f64> {
-        let RedParams { min_th, max_th, .. } = self.params;
-        match self.params.profile {
-            RedProfile::Standard { max_p, gentle, .. } => {
-                if avg < max_th {
-                    Some(max_p * (avg - min_th) / (max_th - min_th))
-                } else if gentle && avg < 2.0 * max_th {
-                    Some(max_p + (1.0 - max_p) * (avg - max_th) / max_th)
-                } else {
-                    None
-                }
-            }
-            RedProfile::Constant { p } => (avg < max_th).then_some(p),
+            RedMode::Bytes => self.fifo.bytes() as f64 / self.rule.mean_packet_size() as f64,
         }
     }
 
     /// Decides whether an arrival of `size` bytes is dropped early, given the average.
     fn early_drop(&mut self, avg: f64, size: u32) -> bool {
-        if avg < self.params.min_th {
+        if avg < self.rule.min_th() {
             self.count = -1;
             return false;
         }
-        let Some(mut p_b) = self.base_probability(avg) else {
+        let Some(p_a) = self.rule.arrival_probability(avg, size, &mut self.count) else {
             self.count = 0;
             return true;
-        };
-        if self.params.mode == RedMode::Bytes {
-            p_b *= size as f64 / self.params.max_packet_size as f64;
-        }
-        let p_a = match self.params.profile {
-            RedProfile::Constant { .. } => p_b,
-            RedProfile::Standard { wait, .. } => {
-                self.count += 1;
-                spaced_probability(p_b, self.count as f64, wait)
-            }
         };
         let drop = self.rng.bernoulli(p_a);
         if drop {
@@ -224,7 +240,7 @@ pub fn spaced_probability(p_b: f64, count: f64, wait: bool) -> f64 {
     }
 }
 
-impl Queue for Red {
+impl<R: RedRule> Queue for Red<R> {
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), DropCause> {
         let q = self.instantaneous();
         let avg = self.avg.on_arrival(q, now);
@@ -257,10 +273,7 @@ impl Queue for Red {
     }
 
     fn kind(&self) -> &'static str {
-        match self.params.profile {
-            RedProfile::Standard { .. } => "red",
-            RedProfile::Constant { .. } => "red_const",
-        }
+        R::KIND
     }
 
     fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -275,19 +288,23 @@ mod tests {
 
     const RATE: u64 = 10_000_000;
 
-    fn standard(max_p: f64, gentle: bool) -> RedParams {
-        RedParams {
+    /// RED with the defaults (thresholds 5 and 15, w_q 0.002, packets, 500 and 1500 bytes).
+    fn standard(max_p: f64, gentle: bool) -> RedSpec {
+        RedSpec {
+            max_p,
+            gentle,
+            ..RedSpec::default()
+        }
+    }
+
+    /// Constant-probability RED above 5 packets without an upper threshold.
+    fn constant(p: f64) -> RedConstSpec {
+        RedConstSpec {
+            p,
             min_th: 5.0,
-            max_th: 15.0,
+            max_th: None,
             w_q: 0.002,
-            profile: RedProfile::Standard {
-                max_p,
-                gentle,
-                wait: false,
-            },
-            mode: RedMode::Packets,
             mean_packet_size: 500,
-            max_packet_size: 1500,
         }
     }
 
@@ -305,7 +322,7 @@ mod tests {
                 RngStream::new(3, "red"),
             )
         };
-        let busy = |red: &mut Red| {
+        let busy = |red: &mut Red<RedSpec>| {
             for i in 0..40u64 {
                 let _ = red.enqueue(pkt(1000), Time::from_micros(i));
             }
@@ -335,11 +352,28 @@ mod tests {
         assert_ne!(unnoticed.average(), asked_then.average());
     }
 
-    /// Offers `n` arrivals with the average held at `avg` (w_q = 0 freezes it) and one
-    /// packet always waiting, and returns the fraction dropped early.
-    fn drop_fraction_at(params: RedParams, avg: f64, n: u32) -> f64 {
+    /// `rule` with its average frozen (w_q = 0).
+    trait Frozen {
+        fn frozen(self) -> Self;
+    }
+
+    impl Frozen for RedSpec {
+        fn frozen(self) -> Self {
+            RedSpec { w_q: 0.0, ..self }
+        }
+    }
+
+    impl Frozen for RedConstSpec {
+        fn frozen(self) -> Self {
+            RedConstSpec { w_q: 0.0, ..self }
+        }
+    }
+
+    /// Offers `n` arrivals with the average held at `avg` and one packet always waiting,
+    /// and returns the fraction dropped early.
+    fn drop_fraction_at<R: RedRule + Frozen + Clone>(rule: &R, avg: f64, n: u32) -> f64 {
         let mut red = Red::new(
-            RedParams { w_q: 0.0, ..params },
+            rule.clone().frozen(),
             1000,
             None,
             RATE,
@@ -384,7 +418,7 @@ mod tests {
     fn drop_fraction_follows_the_formula_for_held_averages() {
         let params = standard(0.1, false);
         for avg in [3.0, 5.0, 7.0, 10.0, 14.0] {
-            let measured = drop_fraction_at(params, avg, 100_000);
+            let measured = drop_fraction_at(&params, avg, 100_000);
             let p_b = if avg < 5.0 {
                 0.0
             } else {
@@ -404,8 +438,8 @@ mod tests {
                 "avg {avg}: measured {measured}, expected {expected} (p_b {p_b})"
             );
         }
-        assert_eq!(drop_fraction_at(params, 15.0, 1000), 1.0);
-        assert_eq!(drop_fraction_at(params, 40.0, 1000), 1.0);
+        assert_eq!(drop_fraction_at(&params, 15.0, 1000), 1.0);
+        assert_eq!(drop_fraction_at(&params, 40.0, 1000), 1.0);
     }
 
     #[test]
@@ -413,27 +447,23 @@ mod tests {
         let params = standard(0.1, true);
         for avg in [15.0, 20.0, 25.0] {
             let p_b = 0.1 + 0.9 * (avg - 15.0) / 15.0;
-            let measured = drop_fraction_at(params, avg, 50_000);
+            let measured = drop_fraction_at(&params, avg, 50_000);
             let expected = expected_fraction(p_b);
             assert!(
                 (measured - expected).abs() <= 0.03 * expected,
                 "avg {avg}: measured {measured}, expected {expected}"
             );
         }
-        assert_eq!(drop_fraction_at(params, 30.0, 1000), 1.0);
+        assert_eq!(drop_fraction_at(&params, 30.0, 1000), 1.0);
     }
 
     #[test]
     fn constant_profile_drops_independently_with_p_above_min_th() {
-        let params = RedParams {
-            profile: RedProfile::Constant { p: 1.0 / 30.0 },
-            max_th: f64::INFINITY,
-            ..standard(0.1, false)
-        };
-        assert_eq!(drop_fraction_at(params, 4.9, 10_000), 0.0);
+        let params = constant(1.0 / 30.0);
+        assert_eq!(drop_fraction_at(&params, 4.9, 10_000), 0.0);
         for avg in [5.0, 50.0, 500.0] {
             let n = 200_000;
-            let measured = drop_fraction_at(params, avg, n);
+            let measured = drop_fraction_at(&params, avg, n);
             let p: f64 = 1.0 / 30.0;
             let sigma = (p * (1.0 - p) / n as f64).sqrt();
             assert!(
@@ -441,22 +471,28 @@ mod tests {
                 "avg {avg}: measured {measured}, expected {p}"
             );
         }
+        // An upper threshold drops every arrival from there on.
+        let capped = RedConstSpec {
+            max_th: Some(20.0),
+            ..params
+        };
+        assert_eq!(drop_fraction_at(&capped, 20.0, 1000), 1.0);
     }
 
     #[test]
     fn byte_mode_scales_the_probability_by_packet_size() {
-        let params = RedParams {
+        let params = RedSpec {
             mode: RedMode::Bytes,
-            profile: RedProfile::Constant { p: 0.2 },
-            max_th: f64::INFINITY,
             ..standard(0.1, false)
         };
-        // 1000-byte packets against a 1500-byte reference: p = 0.2 * 2/3.
-        let n = 100_000;
-        let measured = drop_fraction_at(params, 10.0, n);
-        let p = 0.2 * 1000.0 / 1500.0;
-        let sigma = (p * (1.0 - p) / n as f64).sqrt();
-        assert!((measured - p).abs() < 4.0 * sigma, "measured {measured}");
+        // At average 10, p_b = 0.05; 1000-byte packets against a 1500-byte reference
+        // scale it by 2/3 before the count spaces the drops.
+        let measured = drop_fraction_at(&params, 10.0, 100_000);
+        let expected = expected_fraction(0.05 * 1000.0 / 1500.0);
+        assert!(
+            (measured - expected).abs() <= 0.03 * expected,
+            "measured {measured}, expected {expected}"
+        );
     }
 
     /// A reference EWMA written from F&J figure 2, against which the queue's own average
@@ -465,7 +501,7 @@ mod tests {
     fn average_follows_the_ewma_with_idle_correction() {
         let w = 0.05;
         let mean_size = 500u32;
-        let params = RedParams {
+        let params = RedSpec {
             w_q: w,
             min_th: 1000.0,
             max_th: 2000.0,

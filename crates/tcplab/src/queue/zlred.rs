@@ -9,33 +9,22 @@
 //! `p2 = hit_drop / (1 + P(t))` when it hit the zombie list and `qlen P(t) >= 2`
 //! ([`DropCause::ZlRedSecondStep`]); `hit_drop = 0` turns step 2 off (fig. 11).
 
-use super::zombie::{Arrival, DropFunction, ZombieQueue};
+use super::zombie::{Arrival, DropFunction, ZombieList, ZombieQueue};
+use crate::config::ZlRedSpec;
 use crate::net::DropCause;
 use crate::sim::RngStream;
 
-/// ZL-RED's parameters (defaults of 003 section 6.2 are set by the scenario schema).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ZlRedParams {
-    pub p_min: f64,
-    pub p_max: f64,
-    pub min_th: f64,
-    pub max_th: f64,
-    pub hit_drop: f64,
-}
-
 /// A ZL-RED queue: the zombie-list FIFO with ZL-RED's two-step drop function.
-pub type ZlRed = ZombieQueue<ZlRedParams>;
+pub type ZlRed = ZombieQueue<ZlRedSpec>;
 
-impl ZlRedParams {
-    /// Eq. (25).
-    fn p_prime(&self, qlen: f64) -> f64 {
-        if qlen < self.min_th {
-            0.0
-        } else if qlen < self.max_th {
-            self.p_min
-        } else {
-            self.p_max
-        }
+/// Eq. (25) for an arrival that finds `qlen` packets in a buffer of `buffer`.
+fn p_prime(s: &ZlRedSpec, qlen: f64, buffer: usize) -> f64 {
+    if qlen < s.min_th {
+        0.0
+    } else if qlen < s.max_th_for(buffer as u32) {
+        s.p_min
+    } else {
+        s.p_max
     }
 }
 
@@ -58,16 +47,25 @@ pub fn zlred_probabilities(
     (p1, p2)
 }
 
-impl DropFunction for ZlRedParams {
+impl DropFunction for ZlRedSpec {
     fn kind(&self) -> &'static str {
         "zl_red"
+    }
+
+    fn zombie_list(&self) -> ZombieList {
+        ZombieList::with_gain(self.zombies, self.replace_p, self.alpha)
     }
 
     /// Step 1, then step 2 for an arrival that survived step 1.
     fn early_drop(&self, a: &Arrival, rng: &mut RngStream) -> Option<DropCause> {
         let qlen = a.qlen as f64;
-        let (p1, p2) =
-            zlred_probabilities(self.p_prime(qlen), a.hit, a.hit_freq, qlen, self.hit_drop);
+        let (p1, p2) = zlred_probabilities(
+            p_prime(self, qlen, a.limit),
+            a.hit,
+            a.hit_freq,
+            qlen,
+            self.hit_drop,
+        );
         if rng.bernoulli(p1) {
             Some(DropCause::AqmEarly)
         } else if rng.bernoulli(p2) {
@@ -82,7 +80,7 @@ impl DropFunction for ZlRedParams {
 mod tests {
     use super::*;
     use crate::queue::droptail::tests::pkt;
-    use crate::queue::{Queue, ZombieListParams};
+    use crate::queue::Queue;
     use crate::sim::Time;
 
     #[test]
@@ -103,17 +101,21 @@ mod tests {
 
     #[test]
     fn step_function_of_eq_25() {
-        let q = ZlRedParams {
+        let q = ZlRedSpec {
             p_min: 0.02,
             p_max: 0.1,
             min_th: 5.0,
-            max_th: 60.0,
-            hit_drop: 0.8,
+            max_th: Some(60.0),
+            ..ZlRedSpec::default()
         };
-        assert_eq!(q.p_prime(4.0), 0.0);
-        assert_eq!(q.p_prime(5.0), 0.02);
-        assert_eq!(q.p_prime(59.0), 0.02);
-        assert_eq!(q.p_prime(60.0), 0.1);
+        assert_eq!(p_prime(&q, 4.0, 1000), 0.0);
+        assert_eq!(p_prime(&q, 5.0, 1000), 0.02);
+        assert_eq!(p_prime(&q, 59.0, 1000), 0.02);
+        assert_eq!(p_prime(&q, 60.0, 1000), 0.1);
+        // Without max_th it is 0.6 times the buffer.
+        let default = ZlRedSpec { max_th: None, ..q };
+        assert_eq!(p_prime(&default, 59.0, 90), 0.1);
+        assert_eq!(p_prime(&default, 59.0, 1000), 0.02);
     }
 
     #[test]
@@ -121,12 +123,14 @@ mod tests {
         // One flow always hits once the list is full (P -> 1), so with a queue of 20
         // packets step 2 drops with probability hit_drop / (1 + P) ~ 0.4.
         let mut q = ZlRed::new(
-            ZombieListParams::new(10, 0.25, Some(0.05)),
-            ZlRedParams {
+            ZlRedSpec {
+                zombies: 10,
+                replace_p: 0.25,
+                alpha: Some(0.05),
                 p_min: 0.0,
                 p_max: 0.0,
                 min_th: 5.0,
-                max_th: 60.0,
+                max_th: Some(60.0),
                 hit_drop: 0.8,
             },
             1000,

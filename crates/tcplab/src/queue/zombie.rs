@@ -93,28 +93,19 @@ impl ZombieList {
         }
     }
 
-    pub fn zombies(&self) -> &[Zombie] {
-        &self.zombies
-    }
-}
-
-/// The zombie list's settings: SRED's M (`zombies`) and p (`replace_p`), and the gain
-/// `alpha` of the hit-frequency estimate.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ZombieListParams {
-    pub zombies: usize,
-    pub replace_p: f64,
-    pub alpha: f64,
-}
-
-impl ZombieListParams {
-    /// `alpha` defaults to `replace_p / zombies` (see [`ZombieList::new`]).
-    pub fn new(zombies: usize, replace_p: f64, alpha: Option<f64>) -> Self {
-        ZombieListParams {
+    /// A list of `zombies` entries (SRED's M) and replacement probability `replace_p`
+    /// (its p), with the estimator's gain `alpha` or by default `replace_p / zombies`.
+    pub fn with_gain(zombies: u32, replace_p: f64, alpha: Option<f64>) -> Self {
+        let zombies = zombies as usize;
+        ZombieList::new(
             zombies,
             replace_p,
-            alpha: alpha.unwrap_or(replace_p / zombies as f64),
-        }
+            alpha.unwrap_or(replace_p / zombies as f64),
+        )
+    }
+
+    pub fn zombies(&self) -> &[Zombie] {
+        &self.zombies
     }
 }
 
@@ -131,10 +122,13 @@ pub struct Arrival {
     pub hit_freq: f64,
 }
 
-/// The part in which SRED and ZL-RED differ: the early-drop decision.
+/// The part in which SRED and ZL-RED differ: the early-drop decision. Each is implemented
+/// by its parameter table, which the queue keeps.
 pub trait DropFunction: Send {
     /// Short name for records.
     fn kind(&self) -> &'static str;
+    /// The zombie list its parameters describe.
+    fn zombie_list(&self) -> ZombieList;
     /// The cause of an early drop of this arrival, or `None` to admit it (subject to the
     /// buffer limit).
     fn early_drop(&self, arrival: &Arrival, rng: &mut RngStream) -> Option<DropCause>;
@@ -149,16 +143,10 @@ pub struct ZombieQueue<F> {
 }
 
 impl<F: DropFunction> ZombieQueue<F> {
-    pub fn new(
-        list: ZombieListParams,
-        drop: F,
-        limit_packets: usize,
-        limit_bytes: Option<u64>,
-        rng: RngStream,
-    ) -> Self {
+    pub fn new(drop: F, limit_packets: usize, limit_bytes: Option<u64>, rng: RngStream) -> Self {
         ZombieQueue {
             fifo: DropTail::new(limit_packets, limit_bytes),
-            list: ZombieList::new(list.zombies, list.replace_p, list.alpha),
+            list: drop.zombie_list(),
             drop,
             rng,
         }

@@ -7,7 +7,7 @@ use super::wifi::Wireless;
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
 use crate::cc;
-use crate::config::{name_list, FlowKind, FlowSpec, LossApplies, LossSpec, Scenario};
+use crate::config::{name_list, FlowSpec, LossApplies, LossSpec, Scenario, Traffic};
 use crate::net::loss::GilbertElliott;
 use crate::net::routing::Router;
 use crate::net::topology::{expand, DirectedLink, Graph};
@@ -130,19 +130,10 @@ impl World {
         let mut flow_routes: Vec<(Vec<LinkId>, Vec<LinkId>)> = Vec::new();
         let mut sched = Scheduler::new();
         for (i, spec) in s.flows.iter().enumerate() {
-            if spec.kind != FlowKind::Tcp {
+            let Traffic::Tcp(tcp) = &spec.traffic else {
                 continue; // CBR flows are built after the TCP flows (udp.rs)
-            }
+            };
             let field = format!("flows[{i}]");
-            let cc_spec = spec.cc.as_ref().ok_or_else(|| {
-                ConfigError::new(
-                    format!("{field}.cc"),
-                    format!(
-                        "missing; a TCP flow needs a congestion control, one of {}",
-                        cc::registry::names().join(", ")
-                    ),
-                )
-            })?;
             let (src, dst, fwd) = endpoints(spec, &field, &graph, &mut path)?;
             let rev = path(dst, src).ok_or_else(|| {
                 ConfigError::new(
@@ -155,13 +146,13 @@ impl World {
             })?;
             wifi.check_route(&fwd, dst as u32, &format!("{field}.dst"))?;
             wifi.check_route(&rev, src as u32, &format!("{field}.src"))?;
-            let cfg = TcpConfig::from_options(&spec.tcp.or(&s.tcp));
+            let cfg = TcpConfig::from_options(&tcp.tcp.or(&s.tcp));
             for k in 0..spec.count {
                 let id = flows.len() as u32;
                 let name = spec.flow_name(i, k);
-                let mut cc = cc::build(cc_spec, &format!("{field}.cc"))?;
+                let mut cc = cc::build(&tcp.cc, &format!("{field}.cc"))?;
                 cc.set_random_stream(RngStream::new(seed, &format!("cc:{name}")));
-                let recovery = (spec.recovery.or(cfg.recovery)).unwrap_or(cc.default_recovery());
+                let recovery = (tcp.recovery.or(cfg.recovery)).unwrap_or(cc.default_recovery());
                 let mut rng = RngStream::new(seed, &format!("flow:{name}"));
                 let app = AppSchedule::for_flow(spec, &mut rng);
                 let sender =

@@ -5,7 +5,7 @@
 
 use super::{ConservationReport, Event, World};
 use crate::app::{AppSchedule, CbrSource};
-use crate::config::{FlowKind, Scenario, DEFAULT_CBR_PACKET_SIZE};
+use crate::config::{Scenario, Traffic};
 use crate::net::topology::Graph;
 use crate::net::{DropCause, DropCounts, FlowId, LinkId, Packet, PacketKind};
 use crate::record::UdpFlowRecord;
@@ -41,16 +41,12 @@ pub(super) fn build_udp_flows(
 ) -> Result<(Vec<UdpFlow>, Vec<Vec<LinkId>>), ConfigError> {
     let (mut out, mut routes) = (Vec::new(), Vec::new());
     for (i, spec) in s.flows.iter().enumerate() {
-        if spec.kind != FlowKind::Cbr {
+        let Traffic::Cbr(cbr) = &spec.traffic else {
             continue;
-        }
+        };
         let field = format!("flows[{i}]");
         let (src, dst, fwd) = super::build::endpoints(spec, &field, graph, path)?;
-        let rate_bps = spec
-            .rate
-            .ok_or_else(|| ConfigError::new(format!("{field}.rate"), "missing"))?
-            .0;
-        let packet_size = spec.packet_size.unwrap_or(DEFAULT_CBR_PACKET_SIZE);
+        let (rate_bps, packet_size) = (cbr.rate.0, cbr.packet_size());
         for k in 0..spec.count {
             let id = first_id + out.len() as u32;
             let name = spec.flow_name(i, k);
