@@ -5,10 +5,43 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...testbed import fig19
+from ...scenario import Scenario, link
 from .. import register
 from ..base import Claim, Experiment, Figure, Outcome, Results, Run
 from ..common import figure
+
+#: The delay-based flows fig. 19 puts beside Reno.
+PARTNERS = ("vegas", "newvegas", "code")
+
+
+def scenario(bandwidth_mbps: float, partner: str, duration: float = 60.0, seed: int = 1) -> Scenario:
+    """The set-up of 000 section 4.6 (EXPERIMENTS.md: queue 100, 23 ms): a dumbbell with
+    one Reno and one ``partner`` flow, both bulk, starting together; throughput measured
+    after the first fifth of the run."""
+    s = Scenario.dumbbell(
+        2,
+        link(f"{bandwidth_mbps}Mbps", "23ms", 100),
+        duration=duration,
+        seed=seed,
+        measure=[duration / 5, duration],
+    )
+    s.add_flow("s0", "d0", "reno", name="reno")
+    s.add_flow("s1", "d1", partner, name=partner)
+    return s
+
+
+def side_by_side(points: pd.DataFrame) -> pd.DataFrame:
+    """One row per (partner, bandwidth): Reno's and the partner's goodput in Mb/s and the
+    partner/Reno ratio, for the kernel and the simulator."""
+    t = points.assign(
+        mbps=points["goodput_bps"] / 1e6, role=points["cc"].where(points["cc"] == "reno", "partner")
+    )
+    wide = t.pivot_table(index=["partner", "bandwidth_mbps"], columns=["backend", "role"], values="mbps")
+    wide.columns = [f"{role}_{backend}_mbps" for backend, role in wide.columns]
+    for backend in ("kernel", "sim"):
+        if f"partner_{backend}_mbps" in wide:
+            wide[f"ratio_{backend}"] = wide[f"partner_{backend}_mbps"] / wide[f"reno_{backend}_mbps"]
+    return wide.reset_index()
 
 
 @register
@@ -33,7 +66,7 @@ class LinuxFig19(Experiment):
     def _points(self, quick: bool) -> list[tuple[float, str, float]]:
         bws = (10, 30) if quick else tuple(range(5, 55, 5))
         duration = 15.0 if quick else 60.0
-        return [(bw, p, duration) for p in fig19.PARTNERS for bw in bws]
+        return [(bw, p, duration) for p in PARTNERS for bw in bws]
 
     def runs(self, quick: bool) -> list[Run]:
         """Each point twice: simulated, and on the kernel test bed (stored like the simulated
@@ -41,7 +74,7 @@ class LinuxFig19(Experiment):
         return [
             Run(
                 {"backend": backend, "bandwidth_mbps": bw, "partner": p},
-                fig19.scenario(bw, p, duration),
+                scenario(bw, p, duration),
                 backend,
             )
             for bw, p, duration in self._points(quick)
@@ -55,11 +88,11 @@ class LinuxFig19(Experiment):
             for params, res in results
             for _, f in res.flows.iterrows()
         ]
-        table = fig19.side_by_side(pd.DataFrame(rows))
+        table = side_by_side(pd.DataFrame(rows))
         out.tables["kernel beside simulator (Mb/s)"] = table
 
         def plot(ax):
-            for i, p in enumerate(fig19.PARTNERS):
+            for i, p in enumerate(PARTNERS):
                 rows_p = table[table["partner"] == p]
                 for b, style in (("kernel", "o-"), ("sim", "s--")):
                     ax.plot(
@@ -84,7 +117,7 @@ class LinuxFig19(Experiment):
                 Claim(
                     f"{'Kernel' if b == 'kernel' else 'Simulator'}: CODE > NewVegas > Vegas against Reno",
                     bool(mean["code"] > mean["newvegas"] > mean["vegas"]),
-                    ", ".join(f"{p} {mean[p]:.2f}" for p in fig19.PARTNERS),
+                    ", ".join(f"{p} {mean[p]:.2f}" for p in PARTNERS),
                 )
             )
             out.claims.append(
