@@ -15,6 +15,11 @@ ns-3 programs with bench/ns3/build.sh. The scaling and profile parts need no ns-
 
     TCPLAB_BENCH_NO_VENV=1 python3 bench/run.py --only scaling   # any python with matplotlib
 
+Nor does the suite with --ns3-runs 0, tcplab alone; with a baseline revision it gives the
+before/after ratios of an engine change (needs no venv at all):
+
+    python3 bench/run.py --only suite --ns3-runs 0 --baseline-rev main --scenarios a,b,c,e
+
 Every figure is printed; nothing is asserted about time. Results go to
 bench/out/results.json, plots to docs/perf/ (bench/out/perf/ with --quick). See
 docs/performance.md.
@@ -535,7 +540,8 @@ def scenario_file(name: str, text: str) -> Path:
 
 
 def run_suite(args) -> dict:
-    print("\n== tcplab vs ns-3 (same invocation, runs interleaved) ==", flush=True)
+    against = ["ns-3"] * (args.ns3_runs > 0) + ["the baseline"] * bool(args.baseline_bin)
+    print(f"\n== tcplab vs {' and '.join(against) or 'nothing'} (runs interleaved) ==", flush=True)
     results = {}
     wanted = set(args.scenarios.split(","))
     unknown = wanted - {key for key, _ in SUITE}
@@ -553,9 +559,11 @@ def run_suite(args) -> dict:
         text = with_start_offset(text, args.start_offset)
         path = scenario_file(f"suite_{key}", text)
         tl_cmd = [str(TCPLAB_BIN), str(path)]
-        variants = {"ns3_sack": ns3_command(sc, True, args.stack, args.start_offset)}
-        if key in args.nosack.split(","):
-            variants["ns3_nosack"] = ns3_command(sc, False, args.stack, args.start_offset)
+        variants = {}  # ns-3's commands; none with --ns3-runs 0 (tcplab and its baseline alone)
+        if args.ns3_runs > 0:
+            variants["ns3_sack"] = ns3_command(sc, True, args.stack, args.start_offset)
+            if key in args.nosack.split(","):
+                variants["ns3_nosack"] = ns3_command(sc, False, args.stack, args.start_offset)
         runs = {"tcplab": [], **{v: [] for v in variants}}
         # The baseline engine predates the WLAN model (and may predate the stack profiles).
         baseline = args.baseline_bin if sc["topology"]["kind"] != "wlan" else None
@@ -577,7 +585,8 @@ def run_suite(args) -> dict:
         res = {k: best_of(r) for k, r in runs.items()}
         res["label"] = label
         res["stack"] = args.stack
-        res["ns3_command"] = variants["ns3_sack"]
+        if variants:
+            res["ns3_command"] = variants["ns3_sack"]
         if sc["topology"]["kind"] == "wlan":
             res["wlan"] = wlan_summary(res, sc)
         results[key] = res
@@ -622,6 +631,8 @@ def print_flows(results: dict) -> None:
     """Per flow, tcplab against ns-3 with SACK on, and the criteria of the linux profile's
     comparison (goodput within 5 %, retransmissions within 25 %, (b) at least 100 times as
     many packets per wall second)."""
+    if not any("ns3_sack" in res for res in results.values()):
+        return  # run without ns-3
     print("\nper flow, tcplab / ns-3 (SACK on); timeouts: tcplab's RTO expiries, ns-3's entries")
     print("into CA_LOSS; recoveries: fast retransmits / entries into CA_RECOVERY; drops: data")
     print("packets lost at the bottleneck")
@@ -632,6 +643,8 @@ def print_flows(results: dict) -> None:
     print(hdr)
     print("-" * len(hdr))
     for key, res in results.items():
+        if "ns3_sack" not in res:
+            continue  # run without ns-3
         t, n = res["tcplab"], res["ns3_sack"]
         if "flow_retransmissions" not in n:
             continue  # the WLAN program reports no per-flow counters
@@ -743,13 +756,17 @@ def print_suite(results: dict) -> None:
                 f"{r['pkts_per_wall_s']:>14,.0f}{r['peak_rss_mib']:>10.1f}"
                 f"{r['goodput_bps'] / 1e6:>14.2f}"
             )
-    print()
-    print("ratios tcplab / ns-3 (SACK on):")
-    print(
-        f"{'scenario':<10}{'speed (pkts/wall s)':>22}{'(pkts/cpu s)':>14}{'wall time':>12}{'peak memory':>14}"
-        f"{'goodput':>10}{'pkts delivered':>16}"
-    )
-    for key, res in results.items():
+    for res in results.values():
+        res["ratios"] = {}
+    with_ns3 = {key: res for key, res in results.items() if "ns3_sack" in res}
+    if with_ns3:
+        print()
+        print("ratios tcplab / ns-3 (SACK on):")
+        print(
+            f"{'scenario':<10}{'speed (pkts/wall s)':>22}{'(pkts/cpu s)':>14}{'wall time':>12}"
+            f"{'peak memory':>14}{'goodput':>10}{'pkts delivered':>16}"
+        )
+    for key, res in with_ns3.items():
         t, n = res["tcplab"], res["ns3_sack"]
         ratio = {
             "speed": t["pkts_per_wall_s"] / n["pkts_per_wall_s"],
@@ -759,7 +776,7 @@ def print_suite(results: dict) -> None:
             "goodput": t["goodput_bps"] / n["goodput_bps"],
             "packets": t["packets_delivered"] / n["packets_delivered"],
         }
-        res["ratios"] = ratio
+        res["ratios"].update(ratio)
         flag = "" if abs(ratio["goodput"] - 1) < 0.05 else "   <-- goodput differs by > 5 %"
         print(
             f"{key:<10}{ratio['speed']:>21.1f}x{ratio['speed_cpu']:>13.1f}x{ratio['wall']:>12.4f}{ratio['memory']:>14.3f}"
@@ -775,11 +792,13 @@ def print_suite(results: dict) -> None:
                 continue
             t, b = res["tcplab"], res["tcplab_base"]
             res["ratios"]["speedup_vs_baseline"] = b["wall_s"] / t["wall_s"]
+            res["ratios"]["cpu_speedup_vs_baseline"] = b["cpu_s"] / t["cpu_s"]
             res["ratios"]["memory_vs_baseline"] = t["peak_rss_mib"] / b["peak_rss_mib"]
             same = t["packets_delivered"] == b["packets_delivered"]
             print(
-                f"  ({key}) speed-up {b['wall_s'] / t['wall_s']:.2f}x "
-                f"(wall {b['wall_s']:.2f} s -> {t['wall_s']:.2f} s), memory "
+                f"  ({key}) speed-up {b['wall_s'] / t['wall_s']:.3f}x "
+                f"(wall {b['wall_s']:.2f} s -> {t['wall_s']:.2f} s; cpu "
+                f"{b['cpu_s']:.2f} s -> {t['cpu_s']:.2f} s, {b['cpu_s'] / t['cpu_s']:.3f}x), memory "
                 f"{b['peak_rss_mib']:.1f} -> {t['peak_rss_mib']:.1f} MiB, "
                 f"{'identical' if same else 'DIFFERENT'} packet counts"
             )
@@ -1090,7 +1109,12 @@ def main() -> None:
     ap.add_argument("--only", default="suite,scaling,profile", help="comma-separated parts")
     ap.add_argument("--quick", action="store_true", help="durations cut tenfold")
     ap.add_argument("--runs", type=int, default=3, help="tcplab runs per scenario (best of)")
-    ap.add_argument("--ns3-runs", type=int, default=1, help="ns-3 runs per scenario (best of)")
+    ap.add_argument(
+        "--ns3-runs",
+        type=int,
+        default=1,
+        help="ns-3 runs per scenario (best of); 0 runs the suite without ns-3 (tcplab and its baseline)",
+    )
     ap.add_argument("--scaling-runs", type=int, default=1, help="runs per scaling point")
     ap.add_argument("--flows-duration", type=float, default=2.0, help="simulated s per flow-sweep point")
     ap.add_argument("--flows-list", default="10,100,1000,10000,30000", help="flow counts of the flow sweep")
@@ -1123,15 +1147,19 @@ def main() -> None:
     )
     args = ap.parse_args()
     args.flows = parse_flows_list(args.flows_list)  # bad input fails before anything runs
-    bootstrap()
+    if args.ns3_runs < 0:
+        ap.error(f"--ns3-runs {args.ns3_runs}: give 0 (no ns-3) or more")
+    parts = set(args.only.split(","))
+    with_ns3 = "suite" in parts and args.ns3_runs > 0
+    if with_ns3 or parts - {"suite"}:  # ns-3 for the suite, matplotlib for the plots
+        bootstrap()
     if args.replot:
         saved = json.loads(Path(args.replot).read_text())["scaling"]
         analyse_scaling(saved)
         plot_scaling(saved)
         return
-    parts = set(args.only.split(","))
     if not args.no_build:
-        build(ns3="suite" in parts)
+        build(ns3=with_ns3)
     if args.baseline_rev and args.stack != "ns2":
         raise SystemExit("--baseline-rev runs the ns2 profile only (older engines have no stacks)")
     args.baseline_bin = build_baseline(args.baseline_rev) if args.baseline_rev else None
