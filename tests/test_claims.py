@@ -135,8 +135,9 @@ def test_report_marks_only_quick_runs(tmp_path):
 
 
 def test_reading_ablations_edit_only_their_algorithm_into_valid_scenarios():
-    from tcplab.experiments import hasegawa, wlan
     from tcplab.experiments.ablation import vegas_ns2_module_ablation, vegasplus_window_ablation
+    from tcplab.experiments.hasegawa import paper as hasegawa
+    from tcplab.experiments.wlan import paper as wlan
     from tcplab.scenario import Scenario
 
     doc = Scenario(wlan.wlan_scenario(2, 0, wlan.cc_spec("vegas"), 1.0).doc).doc

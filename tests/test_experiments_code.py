@@ -10,7 +10,8 @@ import pytest
 from tcplab import _engine
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import resolve
-from tcplab.experiments.code_tcp import RTT_BOTTLENECK_DELAY, pair_table, rtt_access
+from tcplab.experiments.code_tcp.fig10_13 import RTT_BOTTLENECK_DELAY, rtt_access
+from tcplab.experiments.code_tcp.sweep import pair_table
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 
@@ -123,7 +124,7 @@ def test_homogeneous_unfairness_note_reads_the_run_it_explains():
 
     import pandas as pd
 
-    from tcplab.experiments.code_tcp import homogeneous_unfairness_note
+    from tcplab.experiments.code_tcp.table2 import homogeneous_unfairness_note
 
     cc_vars = pd.DataFrame(
         {
@@ -145,7 +146,7 @@ def test_loss_responses_count_each_kind_from_50_s_on():
 
     import pandas as pd
 
-    from tcplab.experiments.code_tcp import loss_responses, newvegas_ahead_note
+    from tcplab.experiments.code_tcp.fig9 import loss_responses, newvegas_ahead_note
 
     def run(bw, reno_times, nv_times):
         flows = pd.DataFrame({"id": [0, 1], "cc": ["reno", "newvegas"]})

@@ -11,8 +11,10 @@ import pytest
 
 import tcplab
 from tcplab.executors import SerialExecutor
-from tcplab.experiments import hasegawa as h
 from tcplab.experiments import resolve
+from tcplab.experiments.hasegawa import model
+from tcplab.experiments.hasegawa import paper as h
+from tcplab.experiments.hasegawa.fig7_8 import RENO_ON
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 
@@ -40,9 +42,9 @@ def test_scenario_puts_each_flow_on_its_own_sender_and_validates():
 
 
 def test_on_off_reno_schedule_replaces_random_starts():
-    sc = h.hasegawa_scenario(5, 1, 100, reno_schedule=h.RENO_ON, duration=1000.0, measure=(0.0, 1000.0))
+    sc = h.hasegawa_scenario(5, 1, 100, reno_schedule=RENO_ON, duration=1000.0, measure=(0.0, 1000.0))
     reno, vegas = sc.doc["flows"][0], sc.doc["flows"][-1]
-    assert reno["schedule"] == h.RENO_ON and "start" not in reno
+    assert reno["schedule"] == RENO_ON and "start" not in reno
     assert "schedule" not in vegas and vegas["start"] == {"uniform": [0.0, h.START_WINDOW]}
     sc.validate()
 
@@ -55,7 +57,7 @@ def test_base_rtt_is_what_a_lone_flow_measures_through_an_empty_queue():
 
 def test_droptail_model_is_undefined_where_vegas_alone_fills_pipe_and_buffer():
     # Nv = 10: W_v = 20 packets; 2 tau mu = 2.34 packets, so B = 17 leaves Reno no room.
-    m = h.droptail_model_kbps(5, 10, [17, 18, 100])
+    m = model.droptail_model_kbps(5, 10, [17, 18, 100])
     assert math.isnan(m["reno_kbps"].iloc[0])
     assert m["reno_kbps"].iloc[1] > 0
     # The two kinds share the link: 5 Reno + 10 Vegas per-flow rates add up to the goodput capacity.
@@ -64,8 +66,8 @@ def test_droptail_model_is_undefined_where_vegas_alone_fills_pipe_and_buffer():
 
 
 def test_red_model_gives_vegas_more_at_larger_p():
-    low = h.red_model_kbps(5, 5, 1 / 30)
-    high = h.red_model_kbps(5, 5, 1 / 10)
+    low = model.red_model_kbps(5, 5, 1 / 30)
+    high = model.red_model_kbps(5, 5, 1 / 10)
     assert high[1] / high[0] > low[1] / low[0]
 
 
@@ -110,7 +112,8 @@ def test_run_table_per_kind_measures_with_a_kind_missing():
     """run_table's vectorised per-kind measures, checked by hand; a run without Vegas gives NaN."""
     from types import SimpleNamespace
 
-    from tcplab.experiments.hasegawa import BASE_RTT, run_table
+    from tcplab.experiments.hasegawa.measure import run_table
+    from tcplab.experiments.hasegawa.paper import BASE_RTT
 
     def flows(rows):
         cols = ["cc", "goodput_bps", "segments_sent", "timeouts", "early_retransmits", "min_rtt"]

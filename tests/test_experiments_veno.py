@@ -10,13 +10,8 @@ import pytest
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import resolve
 from tcplab.experiments.base import Claim, Outcome
-from tcplab.experiments.veno import (
-    FIG5_QUICK_LOSSES,
-    RTT,
-    TABLE1_PUBLISHED,
-    router_scenario,
-    wireless_scenario,
-)
+from tcplab.experiments.veno.fig5 import FIG5_QUICK_LOSSES
+from tcplab.experiments.veno.paper import RTT, TABLE1_PUBLISHED, router_scenario, wireless_scenario
 from tcplab.runner import run
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan

@@ -8,7 +8,8 @@ import pytest
 
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import resolve
-from tcplab.experiments.wlan import METHODS, cc_spec, run_summary, wlan_scenario
+from tcplab.experiments.wlan.measure import run_summary
+from tcplab.experiments.wlan.paper import METHODS, cc_spec, wlan_scenario
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 

@@ -241,3 +241,32 @@ def test_a_failing_series_sink_fails_the_run(tmp_path):
         run(doc, series_sink=sink)
     with pytest.raises(ValueError, match="chunk_rows = 0"):
         SeriesFiles(tmp_path, chunk_rows=0)
+
+
+def test_a_kernel_run_the_bed_fails_is_named_not_stored_and_the_rest_go_on(tmp_path, monkeypatch):
+    """A test-bed failure in one real-time run (a sampler that died) must neither stop the
+    series (hours of other runs) nor leave a run with a hole in the store."""
+    import tcplab.testbed as testbed
+    from tcplab.errors import TestbedError
+    from tcplab.experiments.linux import LinuxConformance
+    from tcplab.result import TABLES, Result
+
+    kernel = [p for p in plan([LinuxConformance()], quick=True) if p.backend != "sim"][:3]
+    calls = []
+
+    def fake_bed(scenario, capture, native):
+        calls.append(native)
+        if len(calls) == 2:
+            raise TestbedError("the tcp sampler died during the run (exit 1): netlink went away")
+        tables = {name: pd.DataFrame() for name in TABLES}
+        tables.update(frames=None, events=None)
+        return Result(meta={"snd_mss": 1000}, **tables)
+
+    monkeypatch.setattr(testbed, "run_scenario", fake_bed)
+    store = ResultStore(tmp_path / "s")
+    failures: list[str] = []
+    reused, executed = execute_plan(kernel, store, SerialExecutor(), show_progress=False, failures=failures)
+    assert calls == [True, True, True], "every run tried, with the kernel's own modules"
+    assert (reused, executed) == (0, 2) and len(failures) == 1
+    assert "sampler died" in failures[0] and "linux/conformance" in failures[0]
+    assert store.has(kernel[0].key) and not store.has(kernel[1].key) and store.has(kernel[2].key)

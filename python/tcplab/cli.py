@@ -18,7 +18,7 @@ from rich.text import Text
 from .console import console, err_console, status
 from .destinations import writable_dir, writable_file
 from .errors import OutputError, ScenarioError, SimulationError
-from .exits import EXIT_ENGINE_BUG, Commands, fail
+from .exits import EXIT_ENGINE_BUG, EXIT_RUN_FAILED, Commands, fail
 from .runner import SEED_MAX, as_scenario, run
 from .tables import SeriesFiles
 from .views import run_view, scenario_view
@@ -275,7 +275,8 @@ def reproduce(
     planned = plan(ready, quick)
     rs = _store(store)
     n_jobs = jobs or os.cpu_count() or 1
-    reused, executed = execute_plan(planned, rs, ex)
+    failures: list[str] = []
+    reused, executed = execute_plan(planned, rs, ex, failures=failures)
     t1 = time.perf_counter()
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
     outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)
@@ -291,6 +292,12 @@ def reproduce(
     path = write_report(outcomes, report, quick, timing)
     console.print(timing)
     console.print(verdict_table(outcomes, path, quick))
+    if failures:
+        fail(
+            f"{len(failures)} kernel run(s) failed and were not stored (the report leaves them out; "
+            f"the same command runs them again): {failures[0]}",
+            EXIT_RUN_FAILED,
+        )
 
 
 def verdict_table(outcomes, path: Path, quick: bool) -> Table:

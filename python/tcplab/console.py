@@ -43,6 +43,11 @@ def error(message: str) -> None:
     err_console.print(line(styled("error:", "bold red"), " ", message))
 
 
+def warn(message: str) -> None:
+    """``warning: <message>`` on stderr (the command goes on)."""
+    err_console.print(line(styled("warning:", "bold yellow"), " ", message))
+
+
 def status(message: str, **kwargs: Any) -> AbstractContextManager:
     """A spinner with ``message`` (a rich status parses plain strings as markup)."""
     return console.status(Text(message), **kwargs)

@@ -22,3 +22,8 @@ class SimulationError(RuntimeError):
 class OutputError(OSError):
     """Output could not be written where it was asked for (pcap traces, ``--out``,
     ``--report``, ``--store``, ``--export``, a saved scenario)."""
+
+
+class TestbedError(RuntimeError):
+    """The kernel test bed could not carry out a run it had started (a tool failed, a
+    sampler died, a flow delivered nothing): the run is no measurement and is not stored."""

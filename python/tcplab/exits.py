@@ -10,8 +10,9 @@ import typer
 from typer.core import TyperGroup
 
 from .console import error
-from .errors import OutputError, ScenarioError, SimulationError
+from .errors import OutputError, ScenarioError, SimulationError, TestbedError
 
+EXIT_RUN_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_ENGINE_BUG = 3
 
@@ -32,3 +33,5 @@ class Commands(TyperGroup):
             fail(str(e))
         except SimulationError as e:
             fail(str(e), EXIT_ENGINE_BUG)
+        except TestbedError as e:  # the bed failed a run it was able to start
+            fail(f"kernel test bed: {e}", EXIT_RUN_FAILED)

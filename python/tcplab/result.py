@@ -75,6 +75,64 @@ class Result:
         """The cwnd series of one flow."""
         return self.series[self.series["flow"] == flow]
 
+    # -- measurements shared by the experiments ---------------------------------------------
+
+    def flow_ids(self, *ccs: str) -> list[int]:
+        """The ids of the flows running any of the algorithms ``ccs``, in flow order."""
+        return [int(i) for i in self.flows.loc[self.flows["cc"].isin(ccs), "id"]]
+
+    def goodput_bps(self, cc: str) -> float:
+        """The mean goodput over the measurement window of the flows running ``cc``, bits per
+        second (NaN when no flow runs it)."""
+        return float(self.flows.loc[self.flows["cc"] == cc, "goodput_bps"].mean())
+
+    def cc_var(self, flow: int, name: str) -> pd.DataFrame:
+        """The samples of one of a flow's congestion-control variables (``alpha``, ``diff``),
+        in time order."""
+        v = self.cc_vars
+        return v[(v["flow"] == flow) & (v["name"] == name)].sort_values("time", kind="stable")
+
+    def delivered(self, flow: int) -> tuple[np.ndarray, np.ndarray]:
+        """(time, bytes delivered in order to the receiver) of one flow from its sampled
+        series, starting at (0, 0)."""
+        s = self.series[self.series["flow"] == flow].sort_values("time")
+        t = s["time"].to_numpy(dtype=float)
+        b = s["bytes_delivered"].to_numpy(dtype=float)
+        if not len(t) or t[0] > 0:
+            t, b = np.concatenate([[0.0], t]), np.concatenate([[0.0], b])
+        return t, b
+
+    def delivered_at(self, flow: int, at: float) -> float:
+        """Bytes one flow had delivered by time ``at`` (interpolated between samples)."""
+        return float(np.interp(at, *self.delivered(flow)))
+
+    def throughput_bins(
+        self, flow: int, bin_s: float = 1.0, start: float = 0.0
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """One flow's goodput in consecutive ``bin_s`` bins from ``start`` to the last whole
+        bin before its last sample, from the bytes delivered: (each bin's end, bits/s)."""
+        t, b = self.delivered(flow)
+        edges = np.arange(start, t[-1] + 1e-9, bin_s)
+        return edges[1:], np.diff(np.interp(edges, t, b)) * 8 / bin_s
+
+    def events_per_bin(
+        self, bin_s: float, flows: Iterable[int] | None = None, **match: str
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """How many logged events have every column of ``match`` at its value (``event="drop",
+        kind="ack"``), of ``flows`` or all, in each ``bin_s`` bin of the run: (each bin's
+        start, counts). Zeros when the run kept no event log."""
+        edges = np.arange(0.0, self.meta["duration"] + bin_s / 2, bin_s)
+        ev = self.events
+        if ev is None or not len(ev):
+            return edges[:-1], np.zeros(len(edges) - 1)
+        hit = np.ones(len(ev), dtype=bool)
+        for column, value in match.items():
+            hit &= (ev[column] == value).to_numpy()
+        if flows is not None:
+            hit &= ev["flow"].isin(list(flows)).to_numpy()
+        counts, _ = np.histogram(ev["time"].to_numpy()[hit], bins=edges)
+        return edges[:-1], counts
+
 
 def jain_index(x: Any) -> float:
     """Jain, Chiu and Hawe (1984): 1 for equal shares, 1/n when one takes all. NaN when

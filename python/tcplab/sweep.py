@@ -76,10 +76,13 @@ def execute_plan(
     executor: Executor,
     show_progress: bool = True,
     on_stored: Callable[[str], None] | None = None,
+    failures: list[str] | None = None,
 ) -> tuple[int, int]:
     """Runs what the store lacks; returns (runs reused, runs executed). A run that another
     sweep into the same store is simulating is waited for and reused, not simulated again
-    (see store.py); if that sweep dies first, this one simulates the run."""
+    (see store.py); if that sweep dies first, this one simulates the run. A kernel run the
+    test bed fails is not stored; its error goes to ``failures`` and the rest go on (the
+    next sweep runs it again)."""
     store.clean_stale()
     todo: dict[str, Planned] = {}
     kernel: dict[str, Planned] = {}
@@ -88,10 +91,13 @@ def execute_plan(
             (todo if p.backend == "sim" else kernel)[p.key] = p
     unique = len({p.key for p in planned})
     executed = _simulate(todo, store, executor, show_progress, on_stored) if todo else 0
+    failed: list[str] = []
     if kernel:  # after the simulations, alone, so that nothing disturbs the real-time runs
-        _on_kernel(kernel, store, show_progress, on_stored)
-        executed += len(kernel)
-    return unique - executed, executed
+        failed = _on_kernel(kernel, store, show_progress, on_stored)
+        executed += len(kernel) - len(failed)
+        if failures is not None:
+            failures.extend(failed)
+    return unique - executed - len(failed), executed
 
 
 def _simulate(
@@ -176,18 +182,27 @@ def _on_kernel(
     store: ResultStore,
     show_progress: bool,
     on_stored: Callable[[str], None] | None,
-) -> None:
+) -> list[str]:
     """Runs scenarios on the kernel test bed one after another, each stored when done (an
-    interrupted series keeps the runs it finished)."""
+    interrupted series keeps the runs it finished). A run the bed fails (a sampler that
+    died, iperf3 without a report) is left unstored and named in the list returned."""
     from . import testbed
+    from .console import warn
     from .scenario import Scenario
     from .tables import TABLES, encode_frames
 
+    failed: list[str] = []
     with Progress(*_COLUMNS, disable=not show_progress) as progress:
         bar = progress.add_task("kernel test bed (real time)", total=len(todo))
         for key, p in todo.items():
             native = p.backend == "kernel-native"
-            res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False, native=native)
+            try:
+                res = testbed.run_scenario(Scenario.from_toml(p.source), capture=False, native=native)
+            except testbed.TestbedError as e:
+                failed.append(f"{p.experiment.name} {p.params}: {e}")
+                warn(f"kernel run failed, not stored: {failed[-1]}")
+                progress.advance(bar)
+                continue
             frames = {name: getattr(res, name, None) for name in TABLES}
             info = {
                 "experiment": p.experiment.name,
@@ -199,6 +214,7 @@ def _on_kernel(
             progress.advance(bar)
             if on_stored:
                 on_stored(key)
+    return failed
 
 
 def analyze(

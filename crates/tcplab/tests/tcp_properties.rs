@@ -184,6 +184,10 @@ fn exemptions_name_algorithms_of_the_registry() {
     }
 }
 
+/// Seeds tried for the case below (the fault shows in about 2 % of random cases, far more
+/// often in this one).
+const SEEDS_TO_SHOW_THE_FAULT: u64 = 30;
+
 /// The fault behind BBR's exemption, on a case where it shows (two RACK responses to
 /// segments never dropped, a second after a timeout): when loss detection after a timeout
 /// is fixed this fails, and the exemption goes.
@@ -201,9 +205,12 @@ fn the_fault_behind_the_exemption_still_shows() {
         max_burst: None,
         delayed_ack: false,
     };
-    let rec = run_scenario(&scenario(&c), Some(7)).unwrap();
+    // Any of a few seeds: which one shows it moves with every change to the linux profile.
+    let shows = (1..=SEEDS_TO_SHOW_THE_FAULT).any(|seed| {
+        spurious_fast_retransmits(&run_scenario(&scenario(&c), Some(seed)).unwrap()) > 0
+    });
     assert!(
-        spurious_fast_retransmits(&rec) > 0,
+        shows,
         "no spurious fast retransmit any more: remove bbr from SPURIOUS_RETRANSMITS_KNOWN"
     );
 }

@@ -24,6 +24,10 @@ class Run:
     backend: str = "sim"
 
 
+#: What an experiment's analysis gets: each run's parameters and records, in ``runs()`` order.
+Results = list[tuple[dict[str, Any], Result]]
+
+
 #: A claim's verdict, in the order the report counts them.
 VERDICTS = ("holds", "explained", "unexplained", "not evaluated")
 

@@ -22,10 +22,8 @@ from ..analysis import WARE_STATED_MEDIAN_ERROR, mean_ci, ware_bbr_share, ware_r
 from ..result import Result
 from ..scenario import Scenario
 from . import register
-from .base import Claim, Experiment, Figure, Outcome, Published, Run
+from .base import Claim, Experiment, Figure, Outcome, Published, Results, Run
 from .common import claim, comparison, every, figure, plt
-
-Results = list[tuple[dict[str, Any], Result]]
 
 RATE_BPS = 10e6
 WIRE_BYTES = 1500

@@ -22,13 +22,12 @@ import pandas as pd
 from ..analysis import mean_ci
 from ..result import Result
 from . import register
-from .base import Claim, Experiment, Figure, Outcome, Run
+from .base import Claim, Experiment, Figure, Outcome, Results, Run
 from .bbr_cubic import buffer_axis
 from .bbr_stack import with_bbr_stack
-from .code_tcp import BOTTLENECK_DELAY, MEASURE_FROM, _timing, code_scenario
+from .code_tcp import BOTTLENECK_DELAY, MEASURE_FROM, code_scenario
+from .code_tcp.paper import timing
 from .common import claim, every, figure, plt
-
-Results = list[tuple[dict[str, Any], Result]]
 
 PEERS = ("vegas", "code", "veno", "reno")
 LABEL = {"vegas": "Vegas", "code": "CODE", "veno": "Veno", "reno": "Reno", "bbr": "BBR"}
@@ -274,7 +273,7 @@ class BbrVegas(Experiment):
     needs = ("cc:bbr", *(f"cc:{p}" for p in PEERS if p != "reno"))
 
     def runs(self, quick: bool) -> list[Run]:
-        duration, reps = _timing(quick)
+        duration, reps = timing(quick)
         return [
             Run(
                 {"peer": peer, "buffer": b, "rep": r, "bbr_stack": stack},

@@ -26,7 +26,7 @@ from matplotlib.ticker import FuncFormatter
 from ..analysis import mean_ci
 from ..result import Result
 from . import register
-from .base import Claim, Experiment, Figure, Outcome, Run
+from .base import Claim, Experiment, Figure, Outcome, Results, Run
 from .bbr_stack import with_bbr_stack
 from .common import claim, every, plt
 from .wlan import (
@@ -44,8 +44,6 @@ from .wlan import (
     run_summary,
     wlan_scenario,
 )
-
-Results = list[tuple[dict[str, Any], Result]]
 
 PAPER_CCS = (*LOSS_BASED, *DELAY_BASED)
 LABELS = {**LABEL, "bbr": "BBR"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import matplotlib
@@ -99,15 +99,53 @@ def summarize(
     return pd.DataFrame(rows)
 
 
-def figure(plot: Callable[[Any], None], xlabel: str, ylabel: str, title: str = "", size=(6.4, 4.0)):
-    fig, ax = plt.subplots(figsize=size)
-    plot(ax)
+def label_axes(ax, xlabel: str, ylabel: str, title: str = "", **title_options: Any) -> None:
+    """One panel's labels, title (if any), grid and legend (if anything is labelled)."""
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, **title_options)
     ax.grid(True, alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
+
+
+def figure(plot: Callable[[Any], None], xlabel: str, ylabel: str, title: str = "", size=(6.4, 4.0)):
+    """One panel drawn by ``plot(ax)``, labelled."""
+    fig, ax = plt.subplots(figsize=size)
+    plot(ax)
+    label_axes(ax, xlabel, ylabel, title)
+    fig.tight_layout()
+    return fig
+
+
+def panels(n: int, ncols: int, panel_size: tuple[float, float], size=None, **subplots: Any):
+    """A grid of ``n`` panels, ``ncols`` to a row, each ``panel_size`` inches (or the whole
+    figure ``size``); the grid's unused cells are hidden. Returns the figure and its 2-D
+    array of axes; ``subplots`` go to :func:`matplotlib.pyplot.subplots` (``sharex=True``)."""
+    nrows = math.ceil(n / ncols)
+    width, height = panel_size
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=size or (width * ncols, height * nrows), squeeze=False, **subplots
+    )
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, axes
+
+
+def panel_figure(
+    items: Sequence[Any],
+    plot: Callable[[Any, Any], None],
+    xlabel: str,
+    ylabel: str,
+    titles: Sequence[str],
+    ncols: int = 2,
+    size: tuple[float, float] | None = None,
+):
+    """One labelled panel per item, drawn by ``plot(ax, item)``, sharing the x axis."""
+    fig, axes = panels(len(items), ncols, (5.2, 3.6), size, sharex=True)
+    for ax, item, title in zip(axes.flat, items, titles, strict=False):
+        plot(ax, item)
+        label_axes(ax, xlabel, ylabel, title, fontsize=10)
     fig.tight_layout()
     return fig

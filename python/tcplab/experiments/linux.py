@@ -12,13 +12,13 @@ import os
 from collections import defaultdict
 from typing import Any
 
+import numpy as np
+
 from ..result import Result
 from ..testbed import conformance as cf
 from . import register
-from .base import Claim, Experiment, Figure, Outcome, Run
-
-Results = list[tuple[dict[str, Any], Result]]
-
+from .base import Claim, Experiment, Figure, Outcome, Results, Run
+from .common import panels
 
 _FROM_ENV = "<from TCPLAB_CONFORMANCE_SIM_STACK, default linux>"
 
@@ -143,12 +143,9 @@ class LinuxConformance(Experiment):
         return out
 
     def _figure(self, traces) -> Figure:
-        import matplotlib.pyplot as plt
 
         algos = list(traces)
-        cols = 3
-        rows = (len(algos) + cols - 1) // cols
-        fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 2.8 * rows), squeeze=False)
+        fig, axes = panels(len(algos), 3, (4.2, 2.8))
         for ax, algo in zip(axes.flat, algos, strict=False):
             kern, sim = traces[algo]
             for df, style, label in ((kern, "-", "kernel"), (sim, "--", "sim")):
@@ -160,8 +157,6 @@ class LinuxConformance(Experiment):
             ax.set_ylabel("cwnd (segments)")
             ax.grid(True, alpha=0.3)
             ax.legend(fontsize=7)
-        for ax in list(axes.flat)[len(algos) :]:
-            ax.set_visible(False)
         fig.tight_layout()
         return Figure("cwnd", fig, "cwnd of the base point's flow: kernel (solid) and simulator (dashed)")
 
@@ -170,6 +165,10 @@ def _held(algo: str) -> str:
     if "bbr" in algo.split("+"):
         return "BBR's tolerances"
     return "held to the tolerances" if algo in cf.STRICT else "with the bed's jitter in the simulator"
+
+
+#: A kernel pacing rate at or above this (bits/s) is tcp_info's "unset" (~0U bytes/s).
+UNSET_PACING_BPS = 1e15
 
 
 def bbr_figure(kernel: Result, sim: Result) -> Figure:
@@ -184,10 +183,20 @@ def bbr_figure(kernel: Result, sim: Result) -> Figure:
     v = sim.cc_vars
     rate = v[(v["flow"] == 0) & (v["name"] == "pacing_rate")] if len(v) else v
     if "pacing_rate" in k:
-        top.plot(k["time"], k["pacing_rate"] / 1e6, "-", lw=0.8, label="kernel")
+        # tcp_info reports ~0U (no limit) before BBR sets a rate: left out, not drawn as 10^14.
+        paced = k[k["pacing_rate"] < UNSET_PACING_BPS]
+        top.plot(paced["time"], paced["pacing_rate"] / 1e6, "-", lw=0.8, label="kernel")
     if len(rate):
         top.plot(rate["time"], rate["value"] * 8 / 1e6, "--", lw=0.8, label="sim")
     top.set_ylabel("pacing rate (Mb/s)")
+    # STARTUP's first rates (before an RTT sample) would flatten PROBE_BW's cycle: 3 x the median.
+    steady = [
+        float(np.median(x))
+        for x in (paced["pacing_rate"] / 1e6 if "pacing_rate" in k else [], rate["value"] * 8 / 1e6)
+        if len(x)
+    ]
+    if steady:
+        top.set_ylim(0, 3 * max(steady))
     for df, style, label in ((k, "-", "kernel"), (s, "--", "sim")):
         bottom.plot(df["time"], df["cwnd"], style, lw=0.8, label=label)
     bottom.set_ylabel("cwnd (segments)")

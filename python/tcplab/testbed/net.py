@@ -22,6 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import TestbedError
 from . import owner
 from .available import BED, missing_message
 
@@ -30,10 +31,6 @@ SENDER_ADDR = "10.201.1.1"
 ROUTER_IN = "10.201.1.254"
 ROUTER_OUT = "10.201.2.254"
 RECEIVER_ADDR = "10.201.2.1"
-
-
-class TestbedError(RuntimeError):
-    pass
 
 
 def require(tools: tuple[str, ...]) -> None:

@@ -209,7 +209,8 @@ def main(argv: list[str]) -> int:
         if delay < 0:  # fell behind (a busy machine): skip to the next grid point
             due += (-delay // step + 1) * step
             delay = due - time.monotonic_ns()
-        time.sleep(delay / 1e9)  # a signal ends the loop after this sleep (PEP 475 resumes it)
+        # (never negative: the process can lose the CPU between reading the clock and here)
+        time.sleep(max(0, delay) / 1e9)  # a signal ends the loop after this sleep (PEP 475)
     out.flush()
     if failures:
         print(f"{failures} samples failed", file=sys.stderr, flush=True)

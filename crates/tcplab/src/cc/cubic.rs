@@ -204,9 +204,6 @@ impl CongestionControl for Cubic {
         }
         let mut acked = acked as f64;
         if st.in_slow_start() {
-            if let Some(h) = &mut self.hystart {
-                h.on_ack(st);
-            }
             let step = acked.min((st.ssthresh - st.cwnd).max(0.0));
             st.cwnd += step;
             acked -= step;

@@ -69,18 +69,21 @@ impl HyStart {
         self.reset_round(st);
     }
 
-    /// Before slow-start growth on an ACK (Linux `cubictcp_cong_avoid`): a round ends.
-    pub fn on_ack(&mut self, st: &CcState) {
-        if st.snd_una > self.end_seq {
-            self.reset_round(st);
-        }
-    }
-
-    /// An RTT sample in slow start (Linux `cubictcp_acked` / `hystart_update`).
+    /// An RTT sample in slow start (Linux `cubictcp_acked` / `hystart_update`). The ACK
+    /// that ends a round starts the next one before anything is measured (Linux 6.x resets
+    /// the round here; older kernels did it in `cong_avoid`, after this sample, so the
+    /// round's first ACK was measured against the previous round's start and a train of
+    /// one RTT's length ended slow start as soon as the pipe was full).
     pub fn on_rtt(&mut self, st: &mut CcState, rtt: Time) {
         let rtt = rtt.max(Time(1));
         self.delay_min = self.delay_min.min(rtt);
-        if self.found || !st.in_slow_start() || st.cwnd < LOW_WINDOW {
+        if self.found || !st.in_slow_start() {
+            return;
+        }
+        if st.snd_una > self.end_seq {
+            self.reset_round(st);
+        }
+        if st.cwnd < LOW_WINDOW {
             return;
         }
         if st.now.saturating_sub(self.last_ack) <= ACK_DELTA {
@@ -130,7 +133,6 @@ mod tests {
         assert!(!h.found);
         st.snd_una = 1;
         st.snd_nxt = 100;
-        h.on_ack(&st);
         // The next round's samples are 40 + 6 ms: above 40 + max(5, 4) ms.
         for i in 0..9 {
             st.now = ms(200 + 5 * i);
@@ -157,6 +159,37 @@ mod tests {
         // ACKs 1 ms apart for longer than (40 + 1) / 2 ms.
         for i in 0..=21 {
             st.now = ms(i);
+            h.on_rtt(&mut st, ms(40));
+        }
+        assert!(h.found);
+    }
+
+    #[test]
+    fn the_ack_that_ends_a_round_starts_the_next_before_it_is_measured() {
+        let mut h = HyStart::default();
+        let ms = Time::from_millis;
+        let mut st = state(40.0);
+        st.snd_nxt = 40;
+        h.reset_round(&st);
+        // A round whose ACKs keep coming 1.7 ms apart (the pipe is full) but which ends
+        // (snd_una passes end_seq) after 17 ms: no train of half an RTT inside it.
+        for i in 0..10u64 {
+            st.now = Time(ms(1).nanos() * 17 * i / 10);
+            st.snd_una = 4 * i as u32;
+            h.on_rtt(&mut st, ms(40));
+        }
+        st.now = ms(18);
+        st.snd_una = 41;
+        st.snd_nxt = 120;
+        h.on_rtt(&mut st, ms(40));
+        assert!(
+            !h.found,
+            "measured against the new round's start, not the old one's"
+        );
+        // The new round's train of 21 ms does end slow start.
+        for i in 1..=13u64 {
+            st.now = ms(18) + Time(ms(1).nanos() * 17 * i / 10);
+            st.snd_una = 41 + i as u32;
             h.on_rtt(&mut st, ms(40));
         }
         assert!(h.found);

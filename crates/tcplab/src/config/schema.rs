@@ -356,6 +356,10 @@ pub struct TcpOptions {
     /// Receiver's advertised window, packets (default 100000: never limits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwnd: Option<u32>,
+    /// The advertised window opens at 64 KB and grows as Linux's receive-buffer
+    /// autotuning grows it, never above `rwnd` (default: ns2 off, linux on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd_autotune: Option<bool>,
     /// Initial congestion window, packets (default 2, RFC 5681 section 3.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_cwnd: Option<f64>,
@@ -496,6 +500,7 @@ impl TcpOptions {
             mss: self.mss.or(defaults.mss),
             header_bytes: self.header_bytes.or(defaults.header_bytes),
             rwnd: self.rwnd.or(defaults.rwnd),
+            rwnd_autotune: self.rwnd_autotune.or(defaults.rwnd_autotune),
             initial_cwnd: self.initial_cwnd.or(defaults.initial_cwnd),
             initial_ssthresh: self.initial_ssthresh.or(defaults.initial_ssthresh),
             delayed_ack: self.delayed_ack.or(defaults.delayed_ack),

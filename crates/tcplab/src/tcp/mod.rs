@@ -2,6 +2,7 @@
 //! timers, Tahoe/Reno/NewReno recovery, go-back-N after a timeout) and, with the `linux`
 //! options, SACK, timestamps, RFC 6675/PRR recovery, RACK-TLP and undo.
 
+mod autotune;
 pub mod pacing;
 #[cfg(test)]
 mod pacing_tests;
@@ -28,6 +29,8 @@ pub struct TcpConfig {
     pub mss: u32,
     pub header_bytes: u32,
     pub rwnd: u32,
+    /// The advertised window opens at 64 KB and grows as Linux's does (`autotune.rs`).
+    pub rwnd_autotune: bool,
     pub initial_cwnd: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -75,6 +78,7 @@ struct Profile {
     rto_estimator: RtoEstimatorKind,
     quickack: u32,
     pacing_quantum: u32,
+    rwnd_autotune: bool,
 }
 
 impl Profile {
@@ -96,6 +100,7 @@ impl Profile {
                 rto_estimator: RtoEstimatorKind::Rfc6298,
                 quickack: 0,
                 pacing_quantum: 1,
+                rwnd_autotune: false,
             },
             // Linux 6.x: MSS 1448 (1500-byte MTU less 52 bytes of IP, TCP and timestamp
             // option), IW10 (RFC 6928, TCP_INIT_CWND), delayed ACKs with TCP_ATO_MIN 40 ms
@@ -103,7 +108,8 @@ impl Profile {
             // D-SACK, timestamps, RACK-TLP and undo on (net.ipv4.tcp_sack, tcp_dsack,
             // tcp_timestamps, tcp_recovery, tcp_early_retrans defaults), growth by the
             // segments acknowledged, and Linux's RTO estimator. A paced flow sends two
-            // segments back to back, the smallest GSO burst (`tcp_min_tso_segs`).
+            // segments back to back, the smallest GSO burst (`tcp_min_tso_segs`). The
+            // receiver's window opens at 64 KB and grows (`tcp_rmem`, `tcp_moderate_rcvbuf`).
             Stack::Linux => Profile {
                 mss: 1448,
                 header_bytes: 52,
@@ -117,6 +123,7 @@ impl Profile {
                 rto_estimator: RtoEstimatorKind::Linux,
                 quickack: 16,
                 pacing_quantum: 2,
+                rwnd_autotune: true,
             },
         }
     }
@@ -141,6 +148,7 @@ impl TcpConfig {
                 p.header_bytes.min(40)
             }),
             rwnd: o.rwnd.unwrap_or(100_000),
+            rwnd_autotune: o.rwnd_autotune.unwrap_or(p.rwnd_autotune),
             initial_cwnd: o.initial_cwnd.unwrap_or(p.initial_cwnd),
             initial_ssthresh: o.initial_ssthresh.unwrap_or(1e9),
             delayed_ack: o.delayed_ack.unwrap_or(p.delayed_ack),

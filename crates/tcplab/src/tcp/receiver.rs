@@ -3,6 +3,7 @@
 //! SACK and D-SACK blocks (RFC 2018, RFC 2883), the timestamp echo rule (RFC 7323) and
 //! quick-ack mode (Linux `tcp_enter_quickack_mode`).
 
+use super::autotune::ReceiveWindow;
 use super::sack::{AckOptionLog, SackBlocks};
 use super::timer::{Fired, LazyTimer};
 use super::TcpConfig;
@@ -24,6 +25,8 @@ pub struct TcpReceiver {
     src: NodeId,
     dst: NodeId,
     rwnd: u32,
+    /// Linux's growing window, when `rwnd_autotune` (else `rwnd` is fixed).
+    autotune: Option<ReceiveWindow>,
     header_bytes: u32,
     delayed_ack: bool,
     delack_timeout: Time,
@@ -73,7 +76,15 @@ impl TcpReceiver {
             flow,
             src,
             dst,
-            rwnd: cfg.rwnd,
+            rwnd: if cfg.rwnd_autotune {
+                ReceiveWindow::new(cfg.mss, u64::from(cfg.rwnd) * u64::from(cfg.mss))
+                    .window_segments()
+            } else {
+                cfg.rwnd
+            },
+            autotune: cfg
+                .rwnd_autotune
+                .then(|| ReceiveWindow::new(cfg.mss, u64::from(cfg.rwnd) * u64::from(cfg.mss))),
             header_bytes: cfg.header_bytes,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
@@ -163,6 +174,10 @@ impl TcpReceiver {
             }
             if let Some(b) = &mut self.sack {
                 b.advance(self.rcv_nxt);
+            }
+            if let Some(w) = &mut self.autotune {
+                w.on_in_order(now, pkt.stamp, self.stats.bytes_delivered);
+                self.rwnd = w.window_segments();
             }
             // RFC 5681 section 4.2: delay only in-order data that fills no gap; never in
             // quick-ack mode (Linux `tcp_in_quickack_mode`).

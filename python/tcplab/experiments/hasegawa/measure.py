@@ -1,0 +1,157 @@
+"""What the buffer sweeps measure: one row per run, the mean over seeds with its interval, and
+the per-case checks the claims are made of."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...analysis.stats import concat_flows, mean_ci
+from ..base import Claim, Results
+from ..common import claim, every
+from .paper import BASE_RTT, CASES, LARGE, SHARE_TOLERANCE
+
+METRICS = (
+    "reno_kbps",
+    "vegas_kbps",
+    "total_kbps",
+    "reno_loss_pct",
+    "vegas_loss_pct",
+    "vegas_base_rtt_excess_ms",
+    "reno_timeouts",
+    "vegas_timeouts",
+    "vegas_early_retransmits",
+)
+
+
+def run_table(results: Results) -> pd.DataFrame:
+    """One row per run: its parameters, the per-flow mean goodput of each kind, the link total, each
+    kind's packet loss rate and timeouts per flow, the Vegas side's fine-grained (early)
+    retransmissions per flow, and how far its baseRTT (its minimum RTT) lies above the true
+    empty-queue RTT. A kind a run lacks gives NaN. Computed over all runs at once."""
+    f = concat_flows(results, run_col="_run")
+    f["_drops"] = f.filter(like="data_drops_").sum(axis=1)
+    f["_kind"] = np.where(f["cc"] == "reno", "reno", "vegas")
+    by_kind = f.groupby(["_run", "_kind"]).agg(
+        sent=("segments_sent", "sum"),
+        drops=("_drops", "sum"),
+        kbps=("goodput_bps", "mean"),
+        timeouts=("timeouts", "mean"),
+        early=("early_retransmits", "mean"),
+        min_rtt=("min_rtt", "mean"),
+    )
+    by_kind["kbps"] /= 1e3
+    by_kind["loss_pct"] = (100.0 * by_kind["drops"] / by_kind["sent"]).where(by_kind["sent"] > 0)
+    wide = by_kind.unstack("_kind").reindex(range(len(results)))
+
+    def column(metric: str, kind: str) -> Any:
+        return wide[(metric, kind)].to_numpy(float) if (metric, kind) in wide else np.nan
+
+    out = pd.DataFrame([params for params, _ in results])
+    for kind in ("reno", "vegas"):
+        for metric in ("kbps", "loss_pct", "timeouts"):
+            out[f"{kind}_{metric}"] = column(metric, kind)
+    out["vegas_early_retransmits"] = column("early", "vegas")
+    out["total_kbps"] = f.groupby("_run")["goodput_bps"].sum().reindex(range(len(results))).to_numpy() / 1e3
+    out["vegas_base_rtt_excess_ms"] = 1e3 * (column("min_rtt", "vegas") - BASE_RTT)
+    return out
+
+
+def aggregate(runs: pd.DataFrame, keys: list[str], metrics: Iterable[str] = METRICS) -> pd.DataFrame:
+    """Mean over seeds and the 95% half width (``<metric>_ci``, NaN for one seed) per group."""
+    rows = []
+    for key, g in runs.groupby(keys, sort=True):
+        row = dict(zip(keys, key if isinstance(key, tuple) else (key,), strict=True))
+        for m in metrics:
+            vals = g[m].dropna().to_numpy()
+            ci = mean_ci(vals) if len(vals) else None
+            row[m] = ci.mean if ci else math.nan
+            row[f"{m}_ci"] = ci.half_width if ci else math.nan
+        row["n"] = len(g)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    out["vegas/reno"] = out["vegas_kbps"] / out["reno_kbps"]
+    out["unfairness"] = np.log(out["vegas/reno"]).abs()
+    out["reno_share"] = reno_share(out["n_reno"], out["n_vegas"], out["reno_kbps"], out["vegas_kbps"])
+    return out
+
+
+def reno_share(nr, nv, reno, vegas):
+    """Reno's fraction of the delivered traffic, from per-flow means."""
+    return nr * reno / (nr * reno + nv * vegas)
+
+
+def case_rows(df: pd.DataFrame, nr: int, nv: int, variant: str | None = None) -> pd.DataFrame:
+    """The rows of one (Nr, Nv) case (and variant), by buffer."""
+    sel = (df["n_reno"] == nr) & (df["n_vegas"] == nv)
+    if variant is not None:
+        sel &= df["variant"] == variant
+    return df[sel].sort_values("buffer")
+
+
+# -- claim helpers ------------------------------------------------------------------------------------
+def large(agg: pd.DataFrame) -> pd.DataFrame:
+    """The rows of realistic buffers (B >= LARGE)."""
+    return agg[agg["buffer"] >= LARGE]
+
+
+def mean_over_large(agg: pd.DataFrame, variant: str, nr: int, nv: int, col: str) -> float:
+    """``col``'s mean over the realistic buffers of one case and variant."""
+    return float(large(case_rows(agg, nr, nv, variant))[col].mean())
+
+
+def per_case(fn: Callable[[int, int], tuple[bool, str]]) -> tuple[bool, str]:
+    """Applies a per-case check to all three cases; holds if it holds in each."""
+    results = [(nr, nv, *fn(nr, nv)) for nr, nv in CASES]
+    detail = "; ".join(f"({nr},{nv}): {d}" for nr, nv, _, d in results)
+    return every(ok for _, _, ok, _ in results), detail
+
+
+def compare_variants(agg: pd.DataFrame, fairer: str, than: str) -> Claim:
+    """``fairer`` has a smaller mean unfairness |ln(Vegas/Reno)| than ``than`` over B >= LARGE in
+    every case (0 when a Vegas-side flow gets exactly a Reno flow's throughput)."""
+
+    def check(nr, nv):
+        a = mean_over_large(agg, fairer, nr, nv, "unfairness")
+        b = mean_over_large(agg, than, nr, nv, "unfairness")
+        return a < b, f"{a:.2f} vs {b:.2f}"
+
+    ok, detail = per_case(check)
+    return claim(f"{fairer} is fairer than {than} (mean |ln(Vegas/Reno)| over B >= {LARGE})", ok, detail)
+
+
+def model_agreement(agg: pd.DataFrame, variant: str, text: str) -> Claim:
+    d = large(agg[agg["variant"] == variant]).dropna(subset=["share_error"])
+    worst = d.loc[d["share_error"].idxmax()] if len(d) else None
+    detail = (
+        f"largest |Reno share sim - model| for B >= {LARGE}: {worst['share_error']:.2f} at "
+        f"(Nr, Nv, B) = ({int(worst['n_reno'])}, {int(worst['n_vegas'])}, {int(worst['buffer'])}); "
+        f"mean {d['share_error'].mean():.2f}"
+        if worst is not None
+        else "no point inside the model's domain"
+    )
+    return claim(text, worst is not None and worst["share_error"] <= SHARE_TOLERANCE, detail)
+
+
+def sweep_table(agg: pd.DataFrame, extra: Iterable[str] = ()) -> pd.DataFrame:
+    """The aggregated sweep as reported: per-flow throughputs, their ratio and ``extra`` columns."""
+    cols = [
+        "variant",
+        "n_reno",
+        "n_vegas",
+        "buffer",
+        "reno_kbps",
+        "reno_kbps_ci",
+        "vegas_kbps",
+        "vegas_kbps_ci",
+        "vegas/reno",
+        "unfairness",
+        "total_kbps",
+        *extra,
+        "n",
+    ]
+    return agg[[c for c in cols if c in agg.columns]].reset_index(drop=True)
