@@ -651,11 +651,11 @@ mod tests {
         Time::from_millis(v)
     }
 
-    /// A Reno sender with the `linux` profile and 10 segments in flight from time 0.
-    fn sender() -> TcpSender {
+    /// A started Reno sender with PRR and the `linux` profile under `options`.
+    fn started_reno(options: TcpOptions) -> TcpSender {
         let cfg = TcpConfig::from_options(&TcpOptions {
             stack: Some(Stack::Linux),
-            ..TcpOptions::default()
+            ..options
         });
         let mut s = TcpSender::new(
             0,
@@ -667,6 +667,12 @@ mod tests {
             None,
         );
         s.start(Time::ZERO);
+        s
+    }
+
+    /// A Reno sender with the `linux` profile and 10 segments in flight from time 0.
+    fn sender() -> TcpSender {
+        let mut s = started_reno(TcpOptions::default());
         assert_eq!(s.outbox.len(), 10);
         s.outbox.clear();
         s
@@ -803,21 +809,10 @@ mod tests {
     /// resent segments provoke start no fast retransmit of data still in flight.
     #[test]
     fn without_sack_duplicates_after_a_timeout_start_no_fast_retransmit() {
-        let cfg = TcpConfig::from_options(&TcpOptions {
-            stack: Some(Stack::Linux),
+        let mut s = started_reno(TcpOptions {
             sack: Some(false),
             ..TcpOptions::default()
         });
-        let mut s = TcpSender::new(
-            0,
-            0,
-            1,
-            &cfg,
-            Box::new(Reno::new(Recovery::Prr)),
-            Recovery::Prr,
-            None,
-        );
-        s.start(Time::ZERO);
         let rto = s.take_timer_request().expect("RTO armed");
         s.on_timer(rto, rto);
         assert_eq!((s.st.ca_state, s.high_seq), (CaState::Loss, 10));
