@@ -255,3 +255,19 @@ def test_the_summary_shows_both_sides_and_names_the_misses():
     row = cf.summary_table(table).iloc[0]
     assert row["retrans"] == "100±0 / 140" and row["utilisation"] == "0.959 / 0.959"
     assert row["verdict"] == "miss (retransmissions, mean_cwnd)"
+
+
+def test_every_scenario_is_not_held_on_the_scenarios_that_happen_to_be_stored():
+    """A claim over every point of the matrix is "not evaluated" while points lack runs,
+    even when every stored point passes."""
+    exp = LinuxConformance()
+    point = cf.matrix(quick=True)[0]
+    k = _synthetic([9e6], retrans=(100,))
+    k.meta["snd_mss"] = 1000
+    results = [
+        ({"scenario": point.name, "algorithm": "reno", "repeat": 0, "backend": b}, k)
+        for b in ("kernel", "sim")
+    ]
+    out = exp.analyze(results, quick=True)
+    reno = next(c for c in out.claims if c.text.startswith("reno"))
+    assert reno.passed is None and "2 flows: not evaluated" in reno.detail

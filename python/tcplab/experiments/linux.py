@@ -114,7 +114,11 @@ class LinuxConformance(Experiment):
             mine = table[table["algorithm"] == algo]
             if not len(mine):
                 continue
-            verdicts = list(mine["verdict"])
+            # A point without both sides' runs is "not evaluated": "every scenario" never
+            # holds on the scenarios that happen to be stored.
+            stored = set(mine["scenario"])
+            unrun = [p.name for p, a in entries if a == algo and p.name not in stored]
+            verdicts = list(mine["verdict"]) + ["not evaluated"] * len(unrun)
             passed = (
                 None if "not evaluated" in verdicts and "miss" not in verdicts else "miss" not in verdicts
             )
@@ -123,7 +127,9 @@ class LinuxConformance(Experiment):
                     f"{algo} ({_held(algo)}): {', '.join(cf.tolerances(algo))} and, with two flows, "
                     "shares within tolerance on every scenario",
                     passed,
-                    ", ".join(f"{n}: {v}" for n, v in zip(mine["scenario"], verdicts, strict=True)),
+                    ", ".join(
+                        f"{n}: {v}" for n, v in zip([*mine["scenario"], *unrun], verdicts, strict=True)
+                    ),
                 )
             )
         out.notes.append(

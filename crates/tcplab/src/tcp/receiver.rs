@@ -72,19 +72,17 @@ impl TcpReceiver {
         cfg: &TcpConfig,
         total: Option<(u32, u32)>,
     ) -> Self {
+        let autotune = cfg
+            .rwnd_autotune
+            .then(|| ReceiveWindow::new(cfg.mss, u64::from(cfg.rwnd) * u64::from(cfg.mss)));
         TcpReceiver {
             flow,
             src,
             dst,
-            rwnd: if cfg.rwnd_autotune {
-                ReceiveWindow::new(cfg.mss, u64::from(cfg.rwnd) * u64::from(cfg.mss))
-                    .window_segments()
-            } else {
-                cfg.rwnd
-            },
-            autotune: cfg
-                .rwnd_autotune
-                .then(|| ReceiveWindow::new(cfg.mss, u64::from(cfg.rwnd) * u64::from(cfg.mss))),
+            rwnd: autotune
+                .as_ref()
+                .map_or(cfg.rwnd, ReceiveWindow::window_segments),
+            autotune,
             header_bytes: cfg.header_bytes,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
