@@ -14,6 +14,7 @@ from tcplab.experiments import resolve
 from tcplab.experiments.linux import LinuxConformance
 from tcplab.result import TABLES, Result
 from tcplab.testbed import conformance as cf
+from tcplab.testbed import equivalence as eq
 from tcplab.testbed import plan
 from tcplab.testbed.runner import read_samples, tcp_series
 from tcplab.testbed.sampler import TCP_FIELDS, parse_tcp_info
@@ -166,9 +167,13 @@ def test_checks_pass_miss_and_never_pass_on_missing_data():
     blind = cf.metrics(_synthetic([9e6], retrans=(100,), nan_rtt=True), 10e6, (2.0, 10.0), 1000.0)
     row = cf.compare_point(point, "reno", k, blind)
     assert row["mean_rtt_check"] == "not evaluated" and row["verdict"] == "not evaluated"
-    assert cf.within_retrans(3, 12) and not cf.within_retrans(100, 126) and cf.within_retrans(100, 125)
-    assert cf.within_share([0.5, 0.5], [0.59, 0.41]) and not cf.within_share([0.5, 0.5], [0.61, 0.39])
-    assert cf.within_share([1.0], [1.0]) is None and cf.within_relative(0.0, 1.0, 0.1) is None
+    assert cf.retrans_band(3) == 10 and cf.retrans_band(100) == 25 and cf.retrans_band(float("nan")) is None
+    assert cf.relative_band(0.0, 0.1) is None and cf.relative_band(-50.0, 0.1) == 5.0
+    pair = [cf.metrics(_synthetic([5e6, 5e6]), 10e6, (2.0, 10.0), 1000.0)]
+    near = [cf.metrics(_synthetic([5.9e6, 4.1e6]), 10e6, (2.0, 10.0), 1000.0)]
+    far = [cf.metrics(_synthetic([6.1e6, 3.9e6]), 10e6, (2.0, 10.0), 1000.0)]
+    assert cf.share_check(pair, near) == "pass" and cf.share_check(pair, far) == "miss"
+    assert cf.share_check([k], [k]) == "not evaluated", "one flow has no shares to compare"
 
 
 def test_sides_are_compared_by_their_means_over_runs():
@@ -253,7 +258,7 @@ def test_the_summary_shows_both_sides_and_names_the_misses():
     s = cf.metrics(_synthetic([9e6], retrans=(140,), cwnd=45.0), 10e6, (2.0, 10.0), 1000.0)
     table = cf.conformance_table([cf.compare_point(point, "reno", [k, k], [s])])
     row = cf.summary_table(table).iloc[0]
-    assert row["retrans"] == "100±0 / 140" and row["utilisation"] == "0.959 / 0.959"
+    assert row["retrans"] == "100±0 / 140" and row["utilisation"] == "0.959±0.000 / 0.959"
     assert row["verdict"] == "miss (retransmissions, mean_cwnd)"
 
 
@@ -271,3 +276,30 @@ def test_every_scenario_is_not_held_on_the_scenarios_that_happen_to_be_stored():
     out = exp.analyze(results, quick=True)
     reno = next(c for c in out.claims if c.text.startswith("reno"))
     assert reno.passed is None and "2 flows: not evaluated" in reno.detail
+
+
+def test_equivalence_decides_only_what_the_runs_spread_allows():
+    """Pass needs the whole confidence interval of the difference inside the band, miss
+    the whole interval outside; between, undecided. Runs without spread compare means."""
+    assert eq.decide([10.0, 10.0, 10.0], [10.4, 10.4, 10.4], 0.5) == "pass"
+    assert eq.decide([10.0, 10.0, 10.0], [10.6, 10.6, 10.6], 0.5) == "miss"
+    # Same means, but runs spread by more than the band: neither shown.
+    assert eq.decide([9.0, 10.0, 11.0], [9.4, 10.4, 11.4], 0.5) == "undecided"
+    assert eq.decide([9.0, 10.0, 11.0], [19.0, 20.0, 21.0], 0.5) == "miss"
+    # A single run a side has no spread: its means are compared as they are.
+    assert eq.decide([10.0], [10.4], 0.5) == "pass" and eq.decide([10.0], [10.6], 0.5) == "miss"
+    assert eq.decide([10.0], [float("nan")], 0.5) == "not evaluated"
+    assert eq.decide([], [1.0], 0.5) == "not evaluated" and eq.decide([1.0], [1.0], None) == "not evaluated"
+    # Welch's interval: difference 1, se sqrt(1/3 + 0) = 0.577, df 2, t(0.95, 2) = 2.92.
+    assert eq.half_width([9.0, 10.0, 11.0], [11.0, 11.0, 11.0]) == pytest.approx(2.920 * 0.5774, rel=1e-3)
+    assert eq.combine(["pass", "undecided", "not evaluated"]) == "undecided"
+    assert eq.combine(["pass", "miss", "undecided"]) == "miss" and eq.combine(["pass"]) == "pass"
+
+
+def test_a_spread_that_straddles_the_tolerance_leaves_the_point_undecided():
+    point = cf.matrix()[0]
+    runs = [cf.metrics(_synthetic([g]), 10e6, (2.0, 10.0), 1000.0) for g in (8.0e6, 9.0e6, 10.0e6)]
+    shifted = [cf.metrics(_synthetic([g]), 10e6, (2.0, 10.0), 1000.0) for g in (8.1e6, 9.1e6, 10.1e6)]
+    row = cf.compare_point(point, "reno", runs, shifted)
+    assert row["utilisation_check"] == "undecided" and row["verdict"] == "undecided"
+    assert cf.summary_table(cf.conformance_table([row]))["verdict"][0] == "undecided (utilisation)"

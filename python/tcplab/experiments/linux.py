@@ -16,6 +16,7 @@ import numpy as np
 
 from ..result import Result
 from ..testbed import conformance as cf
+from ..testbed import equivalence as eq
 from . import register
 from .base import Claim, Experiment, Figure, Outcome, Results, Run
 from .common import panels
@@ -119,9 +120,9 @@ class LinuxConformance(Experiment):
             stored = set(mine["scenario"])
             unrun = [p.name for p, a in entries if a == algo and p.name not in stored]
             verdicts = list(mine["verdict"]) + ["not evaluated"] * len(unrun)
-            passed = (
-                None if "not evaluated" in verdicts and "miss" not in verdicts else "miss" not in verdicts
-            )
+            # Undecided points (the runs' spread straddles a tolerance) leave it open too.
+            overall = eq.combine(verdicts)
+            passed = {eq.PASS: True, eq.MISS: False}.get(overall)
             out.claims.append(
                 Claim(
                     f"{algo} ({_held(algo)}): {', '.join(cf.tolerances(algo))} and, with two flows, "
@@ -140,7 +141,10 @@ class LinuxConformance(Experiment):
         )
         out.notes.append(
             f"Each figure is the mean over {cf.repeats(quick)} runs per side (seeds 1..n; columns *_sd_* "
-            "give the standard deviation over the runs). RTT figures are the senders' smoothed RTT "
+            "give the standard deviation over the runs). A check passes when the 90 % confidence "
+            "interval of the difference of the means (Welch) lies inside the tolerance, misses when it "
+            "lies outside, and is 'undecided' when it straddles an edge (more runs needed). "
+            "RTT figures are the senders' smoothed RTT "
             "(kernel: tcpi_rtt) sampled every 10 ms in the measurement window; timeouts and RTT "
             "percentiles have no tolerance (reported only); a check lacking either side's figure is "
             "'not evaluated', not a pass. BBR is held to utilisation within 3 % and mean RTT within 10 % "

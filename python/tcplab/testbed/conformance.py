@@ -7,9 +7,11 @@ loss, one flow) and one-at-a-time variations of it (buffer 0.5 and 2 BDP, loss 0
 of ``ALGORITHMS``: the kernel's own ``reno``, ``cubic`` and ``bbr`` and tcplab's BPF Vegas,
 Veno, NewVegas and CODE; and the mixed pairs of ``PAIRS`` (BBR against CUBIC) on every
 one-flow point. Each point runs ``repeats`` times on each side (seeds 1, 2, ...: the bed's
-random-loss stream and the simulator's), and the sides are compared by their means: single
-runs differ from each other by more than the tolerances (a slow start that a random loss
-ends early retransmits a third of what one ended by the buffer does).
+random-loss stream and the simulator's), and the sides are compared by their means with the
+runs' spread (``equivalence``: pass when the confidence interval of the difference lies
+inside the tolerance, miss when outside, undecided between): single runs differ from each
+other by more than the tolerances (a slow start that a random loss ends early retransmits a
+third of what one ended by the buffer does).
 
 Normalisation (``metrics``), identical for both back ends:
 - goodput: payload bytes acknowledged inside the measurement window, from the sampled
@@ -41,6 +43,7 @@ import pandas as pd
 
 from ..result import Result
 from ..scenario import Scenario, link
+from . import equivalence as eq
 from .runner import delivered_in_window
 
 #: Kernel congestion controls of the matrix, by simulator name (reno, cubic and bbr are the
@@ -243,46 +246,55 @@ def _finite(*xs: float) -> bool:
     return all(x is not None and math.isfinite(x) for x in xs)
 
 
-def within_relative(kernel: float, sim: float, tol: float) -> bool | None:
-    if not _finite(kernel, sim) or kernel == 0:
+def relative_band(kernel: float, tol: float) -> float | None:
+    """The allowed difference ``tol`` x the kernel's figure (None without one)."""
+    if not _finite(kernel) or kernel == 0:
         return None
-    return abs(sim - kernel) <= tol * abs(kernel)
+    return tol * abs(kernel)
 
 
-def within_retrans(kernel: float, sim: float) -> bool | None:
+def retrans_band(kernel: float) -> float | None:
     """Within 25 % of the kernel's, or within 10 packets."""
-    if not _finite(kernel, sim):
-        return None
-    return abs(sim - kernel) <= max(0.25 * kernel, 10.0)
+    return max(0.25 * kernel, 10.0) if _finite(kernel) else None
 
 
-def within_share(kernel: list[float], sim: list[float]) -> bool | None:
-    """Each flow's share within 10 points (None for one flow or missing figures)."""
-    if len(kernel) < 2 or len(kernel) != len(sim) or not _finite(*kernel, *sim):
-        return None
-    return all(abs(a - b) <= 0.10 for a, b in zip(kernel, sim, strict=True))
+#: Each flow's share within 10 points.
+SHARE_BAND = 0.10
 
-
-#: Metric -> (tolerance text, check of (kernel, sim) -> bool | None).
+#: Metric -> (tolerance text, the allowed difference given the kernel's mean figure).
 TOLERANCES = {
-    "utilisation": ("within 2 % (relative)", lambda k, s: within_relative(k, s, 0.02)),
-    "retransmissions": ("within 25 % or 10 packets", within_retrans),
-    "mean_cwnd": ("within 10 %", lambda k, s: within_relative(k, s, 0.10)),
-    "mean_rtt": ("within 5 %", lambda k, s: within_relative(k, s, 0.05)),
+    "utilisation": ("within 2 % (relative)", lambda k: relative_band(k, 0.02)),
+    "retransmissions": ("within 25 % or 10 packets", retrans_band),
+    "mean_cwnd": ("within 10 %", lambda k: relative_band(k, 0.10)),
+    "mean_rtt": ("within 5 %", lambda k: relative_band(k, 0.05)),
 }
 
 
 #: BBR's tolerances (alone and against CUBIC): utilisation within 3 %, mean RTT within 10 %
 #: (shares within 10 points as for every two-flow run); retransmissions and cwnd reported.
 BBR_TOLERANCES = {
-    "utilisation": ("within 3 % (relative)", lambda k, s: within_relative(k, s, 0.03)),
-    "mean_rtt": ("within 10 %", lambda k, s: within_relative(k, s, 0.10)),
+    "utilisation": ("within 3 % (relative)", lambda k: relative_band(k, 0.03)),
+    "mean_rtt": ("within 10 %", lambda k: relative_band(k, 0.10)),
 }
 
 
 def tolerances(algo: str) -> dict[str, tuple[str, Any]]:
     """The checks an algorithm (or pair) of the matrix is held to."""
     return BBR_TOLERANCES if "bbr" in algo.split("+") else TOLERANCES
+
+
+def share_check(kernel_runs: list[Figures], sim_runs: list[Figures]) -> str:
+    """Each flow's share within ``SHARE_BAND`` (equivalence over the runs, flow by flow)."""
+    shares = [f.shares for f in (*kernel_runs, *sim_runs)]
+    flows = len(shares[0]) if shares else 0
+    if flows < 2 or any(len(x) != flows for x in shares):
+        return eq.NOT_EVALUATED
+    return eq.combine(
+        [
+            eq.decide([f.shares[i] for f in kernel_runs], [f.shares[i] for f in sim_runs], SHARE_BAND)
+            for i in range(flows)
+        ]
+    )
 
 
 #: The figures a row of the table shows, kernel and simulator side by side.
@@ -311,15 +323,12 @@ def spread(runs: list[Figures], name: str) -> float:
     return float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
 
 
-def verdict(ok: bool | None) -> str:
-    return "not evaluated" if ok is None else ("pass" if ok else "miss")
-
-
 def compare_point(
     point: Point, algo: str, kernel: list[Figures] | Figures, sim: list[Figures] | Figures
 ) -> dict[str, Any]:
     """One row of the conformance table: both back ends' mean figures over their runs, the
-    spread of each over the runs, and each check's verdict on the means."""
+    spread of each over the runs, and each check's verdict (``equivalence.decide``: the
+    difference of the means and its confidence interval against the tolerance)."""
     kernel_runs = kernel if isinstance(kernel, list) else [kernel]
     sim_runs = sim if isinstance(sim, list) else [sim]
     k_mean, s_mean = mean_figures(kernel_runs), mean_figures(sim_runs)
@@ -340,15 +349,16 @@ def compare_point(
             row[f"{name}{suffix}_sd_kernel"] = spread(kernel_runs, name) * scale
             row[f"{name}{suffix}_sd_sim"] = spread(sim_runs, name) * scale
         if name in checks:
-            row[f"{name}_check"] = verdict(checks[name][1](k, s))
+            row[f"{name}_check"] = eq.decide(
+                [getattr(f, name) for f in kernel_runs],
+                [getattr(f, name) for f in sim_runs],
+                checks[name][1](k),
+            )
     row["share_kernel"] = "/".join(f"{x:.2f}" for x in k_mean.shares) or "-"
     row["share_sim"] = "/".join(f"{x:.2f}" for x in s_mean.shares) or "-"
     two = len(flow_algorithms(point, algo)) > 1
-    row["share_check"] = verdict(within_share(k_mean.shares, s_mean.shares)) if two else "-"
-    checks = [v for c, v in row.items() if c.endswith("_check") and v != "-"]
-    row["verdict"] = (
-        "miss" if "miss" in checks else ("not evaluated" if "not evaluated" in checks else "pass")
-    )
+    row["share_check"] = share_check(kernel_runs, sim_runs) if two else "-"
+    row["verdict"] = eq.combine([v for c, v in row.items() if c.endswith("_check") and v != "-"])
     return row
 
 
@@ -358,10 +368,10 @@ def conformance_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 #: The summary's columns: (title, figure in the full table, format, show the spread).
 SUMMARY = (
-    ("utilisation", "utilisation", "{:.3f}", False),
+    ("utilisation", "utilisation", "{:.3f}", True),
     ("retrans", "retransmissions", "{:.0f}", True),
     ("mean RTT (ms)", "mean_rtt_ms", "{:.1f}", True),
-    ("mean cwnd", "mean_cwnd", "{:.1f}", False),
+    ("mean cwnd", "mean_cwnd", "{:.1f}", True),
 )
 
 
@@ -384,7 +394,11 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
                 f"{_side(row, name, 'kernel', fmt, with_sd)} / {_side(row, name, 'sim', fmt, with_sd)}"
             )
         cells["shares"] = "" if row["share_check"] == "-" else f"{row['share_kernel']} vs {row['share_sim']}"
-        missed = [c.removesuffix("_check") for c in row.index if c.endswith("_check") and row[c] == "miss"]
-        cells["verdict"] = row["verdict"] + (f" ({', '.join(missed)})" if missed else "")
+        named = [
+            c.removesuffix("_check")
+            for c in row.index
+            if c.endswith("_check") and row[c] in (eq.MISS, eq.UNDECIDED) and row[c] == row["verdict"]
+        ]
+        cells["verdict"] = row["verdict"] + (f" ({', '.join(named)})" if named else "")
         out.append(cells)
     return pd.DataFrame(out)
