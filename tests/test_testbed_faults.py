@@ -258,6 +258,15 @@ def test_a_receive_window_that_could_limit_is_refused(rwnd):
     assert plan(one_flow(rwnd=100000)).mss == 1000
 
 
+@pytest.mark.parametrize("key", ["rwnd_autotune", "rwnd_growth_ack"])
+def test_the_kernels_own_receiver_rules_cannot_be_turned_off(key):
+    """The kernel always autotunes its window and ACKs a segment that widens it at once:
+    true (or leaving the key out) is what the bed does, false is refused naming the key."""
+    assert plan(one_flow(**{key: True})).mss == 1000
+    with pytest.raises(ScenarioError, match=rf"tcp\.{key}: False: the kernel always .* allowed: true"):
+        plan(one_flow(**{key: False}))
+
+
 def test_header_bytes_must_be_what_the_bed_carries():
     """66 with the linux stack (Ethernet 14 + 52 of IP, TCP and timestamps), 54 without
     (the MTU is mss + 40 then); any other figure is refused with the allowed one."""

@@ -45,6 +45,7 @@ TCP_KEYS = {
     "header_bytes": "must equal the bed's bytes per segment at the bottleneck beside the payload",
     "rwnd": f"only >= {RWND_UNLIMITED} (never limits); a limiting window cannot be held on Linux",
     "rwnd_autotune": "only true: the kernel's own receive-buffer autotuning",
+    "rwnd_growth_ack": "only true: the kernel ACKs a segment that widens its window at once",
 }
 
 _UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9}
@@ -181,12 +182,14 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     if not 500 <= mss <= 8960:
         raise ScenarioError("tcp.mss", f"{mss} is out of range; allowed: 500 to 8960")
     _check_rwnd(tcp)
-    if tcp.get("rwnd_autotune", True) is not True:
-        raise ScenarioError(
-            "tcp.rwnd_autotune",
-            f"{tcp['rwnd_autotune']!r}: the kernel always autotunes its receive buffer; allowed: true, "
-            "or leave it out",
-        )
+    for key, what in (
+        ("rwnd_autotune", "always autotunes its receive buffer"),
+        ("rwnd_growth_ack", "always ACKs a segment that widens its window at once"),
+    ):
+        if tcp.get(key, True) is not True:
+            raise ScenarioError(
+                f"tcp.{key}", f"{tcp[key]!r}: the kernel {what}; allowed: true, or leave it out"
+            )
     p = TestbedPlan(
         duration=duration,
         measure=(measure[0], measure[1]),

@@ -360,6 +360,11 @@ pub struct TcpOptions {
     /// autotuning grows it, never above `rwnd` (default: ns2 off, linux on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwnd_autotune: Option<bool>,
+    /// With `rwnd_autotune`: acknowledge at once every in-order segment that finds the
+    /// window's soft limit with room to grow (Linux `tcp_grow_window` sets
+    /// `icsk_ack.quick |= 1`; default: ns2 off, linux on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rwnd_growth_ack: Option<bool>,
     /// Initial congestion window, packets (default 2, RFC 5681 section 3.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_cwnd: Option<f64>,
@@ -501,6 +506,7 @@ impl TcpOptions {
             header_bytes: self.header_bytes.or(defaults.header_bytes),
             rwnd: self.rwnd.or(defaults.rwnd),
             rwnd_autotune: self.rwnd_autotune.or(defaults.rwnd_autotune),
+            rwnd_growth_ack: self.rwnd_growth_ack.or(defaults.rwnd_growth_ack),
             initial_cwnd: self.initial_cwnd.or(defaults.initial_cwnd),
             initial_ssthresh: self.initial_ssthresh.or(defaults.initial_ssthresh),
             delayed_ack: self.delayed_ack.or(defaults.delayed_ack),

@@ -60,13 +60,25 @@ impl ReceiveWindow {
     }
 
     /// In-order data up to byte `received` (cumulative) has arrived at `now`, in a segment
-    /// sent at `sent`, and has been read by the application.
-    pub fn on_in_order(&mut self, now: Time, sent: Time, received: u64) {
+    /// of `payload` bytes sent at `sent`, and has been read by the application. Returns
+    /// whether the window's soft limit had room to grow (see [`Self::has_room`]).
+    pub fn on_in_order(&mut self, now: Time, sent: Time, received: u64, payload: u64) -> bool {
+        let room = self.has_room(payload);
         // tcp_grow_window: two segments per full-sized segment received.
         self.soft = (self.soft + 2 * self.mss).min(self.clamp);
         let sample = Time(2 * now.saturating_sub(sent).nanos());
         self.rtt = Some(self.rtt.map_or(sample, |r| r.min(sample)));
         self.adjust_space(now, received);
+        room
+    }
+
+    /// Linux `tcp_grow_window`'s test: room = min(window_clamp, tcp_space) - rcv_ssthresh > 0,
+    /// where `tcp_space` is the buffer's window less what is queued and not yet read, i.e.
+    /// the segment being processed (`payload` bytes; the application reads after the ACK
+    /// decision). The soft limit itself keeps growing up to the clamp (the simulator's window
+    /// model); only this test counts the unread segment.
+    fn has_room(&self, payload: u64) -> bool {
+        self.soft + payload < self.clamp
     }
 
     /// tcp_rcv_space_adjust: at most once per receiver RTT, size the buffer to twice what
@@ -113,7 +125,7 @@ mod tests {
         for i in 0..n {
             received += 1000;
             let now = ms(20 + 40 * k) + Time(ms(40).nanos() * i / n);
-            w.on_in_order(now, now.saturating_sub(ms(20)), received);
+            w.on_in_order(now, now.saturating_sub(ms(20)), received, 1000);
         }
         received
     }

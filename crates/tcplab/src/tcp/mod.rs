@@ -31,6 +31,9 @@ pub struct TcpConfig {
     pub rwnd: u32,
     /// The advertised window opens at 64 KB and grows as Linux's does (`autotune.rs`).
     pub rwnd_autotune: bool,
+    /// An in-order segment that finds room to widen the window is ACKed at once
+    /// (`receiver.rs`, Linux `tcp_grow_window`).
+    pub rwnd_growth_ack: bool,
     pub initial_cwnd: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -79,6 +82,7 @@ struct Profile {
     quickack: u32,
     pacing_quantum: u32,
     rwnd_autotune: bool,
+    rwnd_growth_ack: bool,
 }
 
 impl Profile {
@@ -101,6 +105,7 @@ impl Profile {
                 quickack: 0,
                 pacing_quantum: 1,
                 rwnd_autotune: false,
+                rwnd_growth_ack: false,
             },
             // Linux 6.x: MSS 1448 (1500-byte MTU less 52 bytes of IP, TCP and timestamp
             // option), IW10 (RFC 6928, TCP_INIT_CWND), delayed ACKs with TCP_ATO_MIN 40 ms
@@ -109,7 +114,8 @@ impl Profile {
             // tcp_timestamps, tcp_recovery, tcp_early_retrans defaults), growth by the
             // segments acknowledged, and Linux's RTO estimator. A paced flow sends two
             // segments back to back, the smallest GSO burst (`tcp_min_tso_segs`). The
-            // receiver's window opens at 64 KB and grows (`tcp_rmem`, `tcp_moderate_rcvbuf`).
+            // receiver's window opens at 64 KB and grows (`tcp_rmem`, `tcp_moderate_rcvbuf`),
+            // and a segment that widens it is ACKed at once (`tcp_grow_window`).
             Stack::Linux => Profile {
                 mss: 1448,
                 header_bytes: 52,
@@ -124,6 +130,7 @@ impl Profile {
                 quickack: 16,
                 pacing_quantum: 2,
                 rwnd_autotune: true,
+                rwnd_growth_ack: true,
             },
         }
     }
@@ -149,6 +156,7 @@ impl TcpConfig {
             }),
             rwnd: o.rwnd.unwrap_or(100_000),
             rwnd_autotune: o.rwnd_autotune.unwrap_or(p.rwnd_autotune),
+            rwnd_growth_ack: o.rwnd_growth_ack.unwrap_or(p.rwnd_growth_ack),
             initial_cwnd: o.initial_cwnd.unwrap_or(p.initial_cwnd),
             initial_ssthresh: o.initial_ssthresh.unwrap_or(1e9),
             delayed_ack: o.delayed_ack.unwrap_or(p.delayed_ack),

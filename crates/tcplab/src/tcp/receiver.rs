@@ -27,6 +27,8 @@ pub struct TcpReceiver {
     rwnd: u32,
     /// Linux's growing window, when `rwnd_autotune` (else `rwnd` is fixed).
     autotune: Option<ReceiveWindow>,
+    /// ACK at once a segment that finds room to widen the window (`rwnd_growth_ack`).
+    growth_ack: bool,
     header_bytes: u32,
     delayed_ack: bool,
     delack_timeout: Time,
@@ -83,6 +85,7 @@ impl TcpReceiver {
                 .as_ref()
                 .map_or(cfg.rwnd, ReceiveWindow::window_segments),
             autotune,
+            growth_ack: cfg.rwnd_growth_ack,
             header_bytes: cfg.header_bytes,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
@@ -161,6 +164,7 @@ impl TcpReceiver {
         }
         if seq == self.rcv_nxt {
             let had_gap = self.ooo.len() > 1;
+            let payload = u64::from(self.payload_of(seq));
             self.advance(now);
             self.ooo.pop_front();
             while self.ooo.front() == Some(&true) {
@@ -174,8 +178,15 @@ impl TcpReceiver {
                 b.advance(self.rcv_nxt);
             }
             if let Some(w) = &mut self.autotune {
-                w.on_in_order(now, pkt.stamp, self.stats.bytes_delivered);
+                let room = w.on_in_order(now, pkt.stamp, self.stats.bytes_delivered, payload);
                 self.rwnd = w.window_segments();
+                // Linux `tcp_grow_window`: widening the window's soft limit sets
+                // `icsk_ack.quick |= 1`, so `__tcp_ack_snd_check` ACKs this segment at once
+                // (`tcp_in_quickack_mode`). In slow start, after right-sizing has raised the
+                // buffer, Linux thus ACKs every segment (measured on the test bed).
+                if room && self.growth_ack {
+                    self.quick |= 1;
+                }
             }
             // RFC 5681 section 4.2: delay only in-order data that fills no gap; never in
             // quick-ack mode (Linux `tcp_in_quickack_mode`).
@@ -331,6 +342,82 @@ mod tests {
             .unwrap_or(Time(3) + cfg.delack_timeout);
         r.on_timer(next, next);
         assert_eq!(acks(&mut r), vec![3]);
+    }
+
+    /// A Linux receiver (1000-byte segments, window at most `rwnd` segments) fed `n`
+    /// segments 0.85 ms apart, each 20 ms on its way; per segment, the window of the ACK it
+    /// triggered at once, if any.
+    fn linux_receiver_acks(growth_ack: bool, rwnd: u32, n: u32) -> Vec<Option<u32>> {
+        let options = crate::config::TcpOptions {
+            stack: Some(crate::config::Stack::Linux),
+            mss: Some(1000),
+            rwnd: Some(rwnd),
+            rwnd_growth_ack: Some(growth_ack),
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(0, 1, 0, &TcpConfig::from_options(&options), None);
+        (0..n)
+            .map(|seq| {
+                let now = Time::from_millis(20) + Time(850_000 * u64::from(seq));
+                let pkt = Packet {
+                    stamp: now.saturating_sub(Time::from_millis(20)),
+                    ..data(seq)
+                };
+                r.on_data(now, &pkt);
+                let ack = r.outbox.drain(..).last();
+                ack.map(|a| a.rwnd)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_segment_that_finds_room_to_widen_the_window_is_acked_at_once() {
+        let on = linux_receiver_acks(true, 100_000, 300);
+        let off = linux_receiver_acks(false, 100_000, 300);
+        // Both: 16 quick ACKs, then alike while the first window (64 KB, no room) holds.
+        assert!(on[..16].iter().chain(&off[..16]).all(Option::is_some));
+        let widened = on.iter().position(|a| a.is_some_and(|w| w > 65)).unwrap();
+        assert!(widened > 16, "{on:?}");
+        assert_eq!(
+            on[..widened],
+            off[..widened],
+            "nothing to widen before right-sizing"
+        );
+        // Without the rule: never two ACKs in a row after the quick ACKs.
+        assert!(
+            off[16..]
+                .windows(2)
+                .all(|w| w[0].is_none() || w[1].is_none()),
+            "{off:?}"
+        );
+        // With it: once right-sizing has raised the buffer, every segment is ACKed at once,
+        // each ACK advertising a wider window than the one before.
+        let first = 16
+            + on[16..]
+                .windows(2)
+                .position(|w| w[0].is_some() && w[1].is_some())
+                .unwrap();
+        let run: Vec<u32> = on[first..].iter().map_while(|a| *a).collect();
+        assert!(run.len() >= 40, "{on:?}");
+        assert!(run.windows(2).all(|w| w[1] > w[0]), "{run:?}");
+    }
+
+    #[test]
+    fn a_window_at_its_clamp_is_acked_every_second_segment_again() {
+        // The scenario's window (80 segments) caps the clamp: no room once it is reached.
+        let acks = linux_receiver_acks(true, 80, 400);
+        let last_widening = acks
+            .iter()
+            .rposition(|a| a.is_some_and(|w| w < 80))
+            .unwrap();
+        assert!(last_widening < 300, "{acks:?}");
+        assert!(
+            acks[last_widening + 1..]
+                .windows(2)
+                .all(|w| w[0].is_none() || w[1].is_none()),
+            "{acks:?}"
+        );
+        assert!(acks[last_widening + 1..].iter().any(Option::is_some));
     }
 
     #[test]
