@@ -13,7 +13,11 @@
  * instead of leaving as one burst (which compressed ACK trains and inflated delivery-rate
  * samples). Run it at real-time priority so that the sending side is on time too.
  *
- * usage: tl_delay IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED]
+ * A frame also waits its transmission time on the links it stands for (NS_PER_BYTE x its
+ * length): the bottleneck's token bucket releases a frame when its transmission would
+ * start, where a serial link delivers it when it ends, and veths take no time at all.
+ *
+ * usage: tl_delay IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED [NS_PER_BYTE_AB NS_PER_BYTE_BA]]
  * Exits cleanly on SIGTERM/SIGINT; prints counters to stderr on exit. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -49,6 +53,7 @@ struct slot {
 struct lane {
 	int in, out;
 	uint64_t delay_ns;
+	double ns_per_byte; /* transmission time of the links this lane stands for */
 	double loss;
 	struct slot *ring;
 	unsigned head, tail; /* head: next to send; tail: next free */
@@ -146,7 +151,7 @@ static void receive(struct lane *l, uint64_t now)
 		} control;
 		struct msghdr msg = { &from, sizeof(from), &iov, 1, control.buf, sizeof(control.buf), 0 };
 		ssize_t n = recvmsg(l->in, &msg, MSG_DONTWAIT | MSG_TRUNC);
-		uint64_t age;
+		uint64_t age, delay;
 
 		if (n <= 0)
 			return;
@@ -168,8 +173,9 @@ static void receive(struct lane *l, uint64_t now)
 		memcpy(s->data, frame, (size_t)n);
 		s->len = (uint32_t)n;
 		age = age_ns(&msg);
+		delay = l->delay_ns + (uint64_t)(l->ns_per_byte * (double)n);
 		/* Never earlier than the frame before it: the lane is a FIFO. */
-		s->due_ns = now + l->delay_ns - (age < l->delay_ns ? age : l->delay_ns);
+		s->due_ns = now + delay - (age < delay ? age : delay);
 		if (l->tail != l->head) {
 			uint64_t before = l->ring[(l->tail - 1) % SLOTS].due_ns;
 
@@ -204,8 +210,9 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	int a, b;
 
-	if (argc != 5 && argc != 7) {
-		fprintf(stderr, "usage: %s IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED]\n",
+	if (argc != 5 && argc != 7 && argc != 9) {
+		fprintf(stderr,
+			"usage: %s IF_A IF_B DELAY_AB_US DELAY_BA_US [LOSS_AB SEED [NS_PER_BYTE_AB NS_PER_BYTE_BA]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -222,9 +229,13 @@ int main(int argc, char **argv)
 	lanes[1].in = b;
 	lanes[1].out = a;
 	lanes[1].delay_ns = strtoull(argv[4], NULL, 10) * 1000ull;
-	if (argc == 7) {
+	if (argc >= 7) {
 		lanes[0].loss = atof(argv[5]);
 		srand48(atol(argv[6]));
+	}
+	if (argc == 9) {
+		lanes[0].ns_per_byte = atof(argv[7]);
+		lanes[1].ns_per_byte = atof(argv[8]);
 	}
 	for (int i = 0; i < 2; i++) {
 		lanes[i].ring = calloc(SLOTS, sizeof(struct slot));

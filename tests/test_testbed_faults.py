@@ -22,6 +22,7 @@ from tcplab.errors import ScenarioError
 from tcplab.scenario import Scenario, link
 from tcplab.testbed import net, owner, plan, run_scenario
 from tcplab.testbed.available import missing_tools
+from tcplab.testbed.runner import TRAFFIC
 from tcplab.testbed.runner import _records as records
 
 needs_bed = pytest.mark.skipif(
@@ -41,7 +42,7 @@ dst = "d0"
 cc = "reno"
 """
 #: What the bed starts; none of it may outlive a run.
-BED_PROCESSES = ("tl_delay", "iperf3", "sampler.py", "owner.py", "tcpdump")
+BED_PROCESSES = ("tl_delay", "traffic.py", "sampler.py", "owner.py", "tcpdump")
 
 
 @pytest.fixture(scope="module")
@@ -97,11 +98,11 @@ def wait_for(predicate, timeout: float, what: str) -> None:
 
 
 def transferring(p: subprocess.Popen) -> bool:
-    """The run's iperf3 client is up (its sockets are carrying data)."""
+    """The run's traffic sender is up (its sockets are carrying data)."""
     pids = owner.run("ip", "netns", "pids", f"{owner.PREFIX}{p.pid}-s").stdout.split()
     for pid in pids:
         try:
-            if b"iperf3\0-c" in Path(f"/proc/{pid}/cmdline").read_bytes():
+            if b"traffic.py\0send" in Path(f"/proc/{pid}/cmdline").read_bytes():
                 return True
         except OSError:
             pass
@@ -172,11 +173,24 @@ def test_cleanup_never_touches_a_live_run(built):
     with net.idle_testbed(mtu=1052, buffer_packets=50) as bed:
         assert "removed 0 namespace" in cleanup_from_another_process()
         assert sorted(net.present()) == sorted(bed.namespaces)
-        bed.spawn("h", "iperf3", "-s", "-1", "-p", "5400")
-        wait_for(lambda: "5400" in bed.run("h", "ss", "-Htln").stdout, 10, "the iperf3 server")
-        c = bed.run("s", "iperf3", "-c", net.RECEIVER_ADDR, "-p", "5400", "-t", "1", "-J")
-        assert json.loads(c.stdout)["end"]["sum_received"]["bytes"] > 100_000
+        server = serve(bed, 5400)
+        c = bed.run("s", *send_command(5400, "cubic", 1.0))
+        assert json.loads(c.stdout)["sent"][0] > 100_000
+        assert json.loads(server.communicate(timeout=10)[0])["received"][0] > 100_000
     assert_nothing_left()
+
+
+def serve(bed: net.Bed, port: int) -> subprocess.Popen:
+    """The bed's traffic receiver for one flow on ``port``, listening."""
+    server = bed.spawn("h", sys.executable, str(TRAFFIC), "serve", str(port), "1")
+    assert server.stderr is not None and "ready" in server.stderr.readline()
+    return server
+
+
+def send_command(port: int, cc: str, seconds: float) -> tuple[str, ...]:
+    """The bed's traffic sender: one flow of ``cc`` to ``port`` for ``seconds``."""
+    flows = json.dumps([{"cc": cc, "start": 0.0, "stop": seconds}])
+    return (sys.executable, str(TRAFFIC), "send", net.RECEIVER_ADDR, str(port), flows)
 
 
 def established(bed: net.Bed, port: int) -> bool:
@@ -191,9 +205,8 @@ def test_unload_succeeds_while_an_earlier_registration_is_still_held(built):
     teardown aborts the connection so the held one goes too."""
     kernel.load("reno")
     with net.idle_testbed(mtu=1052, buffer_packets=50) as bed:
-        bed.spawn("h", "iperf3", "-s", "-1", "-p", "5400")
-        wait_for(lambda: "5400" in bed.run("h", "ss", "-Htln").stdout, 10, "the iperf3 server")
-        bed.spawn("s", "iperf3", "-c", net.RECEIVER_ADDR, "-p", "5400", "-t", "30", "-C", "tl_reno")
+        serve(bed, 5400)
+        bed.spawn("s", *send_command(5400, "tl_reno", 30.0))
         wait_for(lambda: established(bed, 5400), 10, "the connection")
         kernel.unload("reno")
         assert kernel.held("reno") >= 1, kernel.struct_ops_maps()
@@ -219,10 +232,8 @@ def test_a_flow_that_delivered_nothing_is_an_error():
     """A bed that carries no segment is an error naming the flow, never goodput 0."""
     s = Scenario.dumbbell(1, link("10Mbps", "10ms", 50), duration=2)
     s.add_flow("s0", "d0", "reno", name="f")
-    client = {"end": {"streams": [{"sender": {}}], "sum_sent": {"retransmits": 0}}, "intervals": []}
-    server = {"intervals": [{"sum": {"start": 0.0, "end": 0.5, "bytes": 0}}]}
     with pytest.raises(net.TestbedError, match="flow f delivered no data"):
-        records(plan(s), [(client, server)], "[]", None)
+        records(plan(s), [0], "[]", None)
 
 
 def documented_tcp_keys() -> list[str]:

@@ -269,7 +269,7 @@ def reproduce(
             why += (" and " if why and tools else "") + (f"the tools {', '.join(tools)}" if tools else "")
             fail(
                 f"{e.name} runs on the kernel test bed and needs {why or 'the test bed'}: run it as root "
-                "after scripts/install-kernel-deps.sh (network namespaces, tc, BPF struct_ops, iperf3)"
+                "after scripts/install-kernel-deps.sh (network namespaces, tc, BPF struct_ops)"
             )
     t0 = time.perf_counter()
     planned = plan(ready, quick)

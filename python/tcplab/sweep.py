@@ -50,8 +50,8 @@ class Planned:
 #: Versions the test bed's measurements in kernel runs' store keys: a kernel run is keyed
 #: by the document the bed ran (not by the engine's version or canonical form, so a new
 #: simulator never re-runs hours of real-time measurements); bump it when what the bed
-#: measures changes.
-TESTBED_VERSION = "testbed-2"
+#: measures changes (testbed-3: flows from traffic.py, every one connected before any sends).
+TESTBED_VERSION = "testbed-3"
 
 
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
@@ -185,7 +185,7 @@ def _on_kernel(
 ) -> list[str]:
     """Runs scenarios on the kernel test bed one after another, each stored when done (an
     interrupted series keeps the runs it finished). A run the bed fails (a sampler that
-    died, iperf3 without a report) is left unstored and named in the list returned."""
+    died, a traffic generator without a report) is left unstored and named in the list returned."""
     from . import testbed
     from .console import warn
     from .scenario import Scenario

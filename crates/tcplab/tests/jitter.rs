@@ -330,7 +330,7 @@ fn bad_jitter_is_reported_with_its_field_value_and_what_is_allowed() {
         (
             r#", jitter = { kind = "gaussian", max = "1ms" }"#,
             "topology.bottleneck.jitter",
-            &["gaussian", "uniform, exponential, normal"],
+            &["gaussian", "uniform, exponential, normal, empirical"],
         ),
         (
             r#", jitter = { max = "1ms" }"#,
@@ -371,6 +371,25 @@ fn bad_jitter_is_reported_with_its_field_value_and_what_is_allowed() {
             r#", jitter = { kind = "normal", mean = "0.5ms", std = "2ms", max = "1ms" }"#,
             "topology.bottleneck.jitter.std",
             &["0.002 s", "at most max (0.001 s)", "uniform"],
+        ),
+        (
+            r#", jitter = { kind = "empirical", quantiles = ["0us", "2ms", "1ms"] }"#,
+            "topology.bottleneck.jitter.quantiles[2]",
+            &[
+                "0.001 s",
+                "below the quantile before it",
+                "must not decrease",
+            ],
+        ),
+        (
+            r#", jitter = { kind = "empirical", quantiles = ["1ms"] }"#,
+            "topology.bottleneck.jitter.quantiles",
+            &["1 values", "2 to 10001 quantiles"],
+        ),
+        (
+            r#", jitter = { kind = "empirical", quantiles = ["0ms", "-1ms"] }"#,
+            "topology.bottleneck.jitter.quantiles[1]",
+            &["-0.001 s", "between 0 and 100 s"],
         ),
         (
             r#", reverse = { jitter = { kind = "uniform", max = 1000 } }"#,

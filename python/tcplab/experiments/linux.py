@@ -38,7 +38,8 @@ class LinuxConformance(Experiment):
     title = "Kernel conformance: the simulator's linux profile against Linux TCP on the test bed"
     setup = (
         "A dumbbell on the kernel test bed (network namespaces, TBF bottleneck with a pfifo buffer, "
-        'tcplab\'s delay element, iperf3) and in the simulator with [tcp] stack = "linux": a base point '
+        "tcplab's delay element and bulk-transfer generator, every flow connected before any sends) "
+        'and in the simulator with [tcp] stack = "linux": a base point '
         "(10 Mb/s, 40 ms RTT, buffer 1 BDP, no random loss, one flow, 30 s measured after 5 s) and "
         "one-at-a-time variations (buffer 0.5 and 2 BDP, Bernoulli loss 0.5 % and 2 % on data, RTT 20 "
         "and 100 ms, two flows together and 5 s apart), for the kernel's reno and cubic and tcplab's "

@@ -16,7 +16,6 @@ PACKAGES = {
     "nstat": "iproute2",  # SNMP counters
     "ethtool": "ethtool",  # offloads off
     "ping": "iputils-ping",  # neighbour resolution before measuring
-    "iperf3": "iperf3",  # the flows
     "tcpdump": "tcpdump",  # the bottleneck's pcap
     "cc": "gcc",  # the delay element
     "chrt": "util-linux",  # the delay element at real-time priority

@@ -76,7 +76,8 @@ def measure(
 ) -> dict[str, float]:
     """Builds an idle bed (``rate_bps``, ``one_way`` delay each way), sends ``count`` echoes of
     ``size`` IP bytes and returns the distribution of RTT minus the base RTT (2 x one way +
-    the request's serialisation at the bottleneck, Ethernet header included), in seconds."""
+    the request's and the reply's transmission on the links, Ethernet header included), in
+    seconds."""
     import numpy as np
 
     from . import net
@@ -86,7 +87,8 @@ def measure(
             "s", sys.executable, __file__, net.RECEIVER_ADDR, str(count), str(interval), str(size), check=True
         )
     rtts = np.array([int(x) for x in p.stdout.split()], dtype=float)[WARMUP:] / 1e9
-    base = 2 * one_way + (size + 14) * 8 / rate_bps
+    # The delay element adds each frame's transmission time, the request's and the reply's.
+    base = 2 * one_way + 2 * (size + 14) * net.transmission_ns_per_byte(rate_bps, net.ACCESS_RATE_BPS) / 1e9
     extra = rtts - base
     q = [float(x) for x in np.percentile(extra, [0, 1, 50, 95, 99, 100])] if len(extra) else [np.nan] * 6
     return {

@@ -1,8 +1,8 @@
 """Which part of a simulator scenario the kernel test bed can reproduce.
 
 Supported: the ``dumbbell`` preset (any number of pairs), a DropTail bottleneck with rate,
-delay, buffer in packets and Bernoulli loss on data, access-link delays (their rates are
-ignored: veths are faster than any bottleneck here), flows with a kernel-ported algorithm
+delay, buffer in packets and Bernoulli loss on data, access links (their delays, and their
+rates as transmission time the delay element adds: veths take none), flows with a kernel-ported algorithm
 without parameters, numeric start and stop times, ``[tcp] mss`` and ``[tcp] stack =
 "linux"`` (the simulator's Linux profile describes what the kernel does anyway; with it
 ``mss`` is the payload of a segment carrying the timestamp option, as in Linux's
@@ -98,6 +98,8 @@ class TestbedPlan:
     stack: str | None = None
     flows: list[FlowPlan] = field(default_factory=list)
     seed: int = 1
+    #: The access links' rate: the bed adds their transmission time (``net``).
+    access_rate_bps: float = 100e6
 
     @property
     def mtu(self) -> int:
@@ -152,6 +154,11 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     bdelay = seconds(bn.get("delay", 0), "topology.bottleneck.delay")
     access = topo.get("access", {})
     adelay = seconds(access.get("delay", "1ms"), "topology.access.delay")
+    arate = rate_bps(access.get("rate", 100e6), "topology.access.rate")
+    if not 1e3 <= arate <= 1e11:
+        raise ScenarioError(
+            "topology.access.rate", f"{arate} bit/s is out of range; allowed: 1 kbit/s to 100 Gbit/s"
+        )
     loss = 0.0
     if "loss" in bn:
         lm = bn["loss"]
@@ -202,6 +209,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
         pairs=pairs,
         stack=stack,
         seed=int(sim.get("seed", 1)),
+        access_rate_bps=arate,
     )
     _check_header_bytes(tcp, p)
     index = 0

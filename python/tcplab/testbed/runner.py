@@ -18,15 +18,14 @@ from ..result import TABLES, Result
 from ..scenario import Scenario
 from . import net
 from .available import BED
-from .plan import FlowPlan, TestbedPlan, plan
+from .plan import TestbedPlan, plan
 from .sampler import QDISC_FIELDS, TCP_FIELDS
 
 BASE_PORT = 5301
-# iperf3's report interval; goodput over the measurement window is summed from these.
-INTERVAL = 0.5
 #: tcp_info and qdisc sampling interval (seconds) unless run_plan is told otherwise.
 SAMPLE_INTERVAL = 0.01
 SAMPLER = Path(__file__).with_name("sampler.py")
+TRAFFIC = Path(__file__).with_name("traffic.py")
 #: SNMP counters of the sender namespace kept in a kernel run's meta (deltas over the run;
 #: a namespace holds one run, so these are exact).
 SNMP = (
@@ -84,10 +83,6 @@ def read_samples(path: Path, fields: tuple[str, ...], t0: float) -> pd.DataFrame
     return df
 
 
-def _overlap(a0: float, a1: float, b0: float, b1: float) -> float:
-    return max(0.0, min(a1, b1) - max(a0, b0))
-
-
 #: At most this many bytes acknowledged in a connection's first sample (IW10 of jumbo frames
 #: would be 650 KB; the bed's first 10 ms sample sees the handshake and a first window).
 JUST_OPENED_BYTES = 1 << 20
@@ -111,28 +106,29 @@ def delivered_in_window(series: pd.DataFrame, flow: int, window: tuple[float, fl
     return float(np.interp(window[1], t, b) - np.interp(window[0], t, b))
 
 
-def _goodput(server: dict[str, Any], f: FlowPlan, window: tuple[float, float]) -> tuple[float, float]:
-    """Payload bytes received in the measurement window from iperf3's server intervals
-    (prorated), and in all. Only when tcp_info samples are missing: the intervals count from
-    the server's own start of the test, some 0.1-0.3 s after the flow's, so this window
-    slides later and takes in the queue drained after the sender stopped."""
-    lo, hi = window
-    inside = total = 0.0
-    for iv in server.get("intervals", []):
-        s = iv["sum"]
-        t0, t1, b = f.start + s["start"], f.start + s["end"], float(s["bytes"])
-        total += b
-        if t1 > t0:
-            inside += b * _overlap(t0, t1, lo, hi) / (t1 - t0)
-    length = hi - lo
-    return (inside * 8 / length if length > 0 else float("nan")), total
+def _await_line(proc: subprocess.Popen, word: str, what: str) -> str:
+    """The first stderr line of a bed process, which must start with ``word``."""
+    assert proc.stderr is not None
+    line = proc.stderr.readline()
+    if not line.startswith(word):
+        rest = line + (proc.stderr.read() if proc.poll() is not None else "")
+        raise net.TestbedError(f"{what} did not start: {rest.strip()[-400:]!r}")
+    return line
 
 
-def _json(text: str, what: str) -> dict[str, Any]:
+def _traffic_report(proc: subprocess.Popen, timeout: float, what: str) -> dict[str, Any]:
+    """The JSON object a traffic.py process prints when it ends."""
     try:
-        return json.loads(text)
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise net.TestbedError(f"{what} did not finish within {timeout:.0f} s") from None
+    try:
+        if proc.returncode == 0:
+            return json.loads(out)
     except json.JSONDecodeError:
-        raise net.TestbedError(f"{what} printed no JSON report: {text[-400:]!r}") from None
+        pass
+    raise net.TestbedError(f"{what} failed (exit {proc.returncode}): {(err or out).strip()[-400:]!r}")
 
 
 def run_plan(
@@ -143,7 +139,7 @@ def run_plan(
 ) -> Result:
     ports = any(f.kernel_cc.startswith("tl_") for f in p.flows)
     net.require(
-        (*BED, "iperf3", "nstat")
+        (*BED, "nstat")
         + (("tcpdump",) if capture and out_dir is not None else ())
         + (("make", "clang", "bpftool") if ports else ())
     )
@@ -167,6 +163,7 @@ def run_plan(
         loss=p.loss_data,
         seed=p.seed,
         window_bytes=p.window_bytes,
+        access_rate_bps=p.access_rate_bps,
     ) as bed:
         dump = None
         if capture and out is not None:
@@ -182,11 +179,8 @@ def run_plan(
                 "-U",
                 stdout=subprocess.DEVNULL,
             )
-        servers = []
-        for i, _ in enumerate(p.flows):
-            servers.append(
-                bed.spawn("h", "iperf3", "-s", "-1", "-J", "-i", str(INTERVAL), "-p", str(BASE_PORT + i))
-            )
+        server = bed.spawn("h", sys.executable, str(TRAFFIC), "serve", str(BASE_PORT), str(len(p.flows)))
+        _await_line(server, "ready", "the traffic receiver")
         tcp_file, q_file = (work / "tcp.txt").open("w"), (work / "qdisc.txt").open("w")
         last_port = str(BASE_PORT + len(p.flows) - 1)
         samplers = [
@@ -203,40 +197,19 @@ def run_plan(
             bed.spawn("r", sys.executable, str(SAMPLER), "qdisc", "r1", str(sample_interval), stdout=q_file),
         ]
         for sp in samplers:
-            assert sp.stderr is not None
-            if "ready" not in sp.stderr.readline():
-                raise net.TestbedError("the tcp_info/qdisc sampler did not start")
+            _await_line(sp, "ready", "the tcp_info/qdisc sampler")
         snmp_before = _nstat(bed)
         time.sleep(0.3)
-        clients: list[subprocess.Popen | None] = [None] * len(p.flows)
-        t0 = time.monotonic()
-        for i in sorted(range(len(p.flows)), key=lambda k: p.flows[k].start):
-            f = p.flows[i]
-            time.sleep(max(0.0, t0 + f.start - time.monotonic()))
-            length = max(1, int(round(f.stop - f.start)))
-            clients[i] = bed.spawn(
-                "s",
-                "iperf3",
-                "-c",
-                net.RECEIVER_ADDR,
-                "-p",
-                str(BASE_PORT + i),
-                "-t",
-                str(length),
-                "-C",
-                f.kernel_cc,
-                "-J",
-                "-i",
-                str(INTERVAL),
-            )
-        reports = []
-        for i, c in enumerate(clients):
-            assert c is not None
-            cout, cerr = c.communicate(timeout=p.duration + 60)
-            sout, _ = servers[i].communicate(timeout=30)
-            reports.append(
-                (_json(cout, f"iperf3 client {i} ({cerr.strip()})"), _json(sout, f"iperf3 server {i}"))
-            )
+        flows = [{"cc": f.kernel_cc, "start": f.start, "stop": f.stop} for f in p.flows]
+        sender = bed.spawn(
+            "s", sys.executable, str(TRAFFIC), "send", net.RECEIVER_ADDR, str(BASE_PORT), json.dumps(flows)
+        )
+        # Every connection is open; the sender's zero is the run's time 0.
+        t0 = int(_await_line(sender, "start", "the traffic sender").split()[1]) / 1e9
+        sent = _traffic_report(sender, p.duration + 60, "the traffic sender")
+        received = _traffic_report(server, 30, "the traffic receiver")
+        if sent["errors"]:
+            raise net.TestbedError(f"the traffic sender failed: {'; '.join(sent['errors'])}")
         snmp_after = _nstat(bed)
         died = [sp for sp in samplers if sp.poll() is not None]
         for sp in samplers:
@@ -264,12 +237,12 @@ def run_plan(
     work.rmdir()
     snmp = {k: snmp_after[k] - snmp_before.get(k, 0) for k in snmp_after if k in SNMP}
     extra = {"snmp": snmp, "sample_interval": sample_interval}
-    return _records(p, reports, qstats, out if capture else None, samples, qsamples, extra)
+    return _records(p, received["received"], qstats, out if capture else None, samples, qsamples, extra)
 
 
 def flow_samples(samples: pd.DataFrame, port: int) -> pd.DataFrame:
-    """The samples of one flow's data connection: of the sockets to ``port`` (iperf3's
-    control connection goes there too), the one that sent the most bytes."""
+    """The samples of one flow's connection: the socket to ``port`` (of several, which only
+    a stray connection would make, the one that sent the most bytes)."""
     mine = samples[samples["dport"] == port] if len(samples) else samples
     if not len(mine):
         return mine
@@ -311,7 +284,7 @@ def window_mean(t: np.ndarray, v: np.ndarray, window: tuple[float, float]) -> fl
 
 def _records(
     p: TestbedPlan,
-    reports,
+    received: list[int],
     qstats: str,
     out: Path | None,
     samples: pd.DataFrame | None = None,
@@ -321,53 +294,29 @@ def _records(
     rows, series = [], []
     samples = samples if samples is not None else pd.DataFrame()
     snd_mss = []
-    for i, (f, (client, server)) in enumerate(zip(p.flows, reports, strict=True)):
-        if "error" in client:
-            raise net.TestbedError(f"iperf3 flow {f.name}: {client['error']}")
-        goodput, total = _goodput(server, f, p.measure)
+    for i, (f, total) in enumerate(zip(p.flows, received, strict=True)):
         if total <= 0:  # the connection opened but no segment crossed: the bed is broken
             raise net.TestbedError(
                 f"flow {f.name} delivered no data through the bed (MTU {p.mtu}); "
                 "the delay element or the bottleneck dropped every segment"
             )
-        streams = client.get("end", {}).get("streams", [{}])
-        sender = streams[0].get("sender", {}) if streams else {}
         mine = flow_samples(samples, BASE_PORT + i) if len(samples) else pd.DataFrame()
-        retrans = client.get("end", {}).get("sum_sent", {}).get("retransmits", np.nan)
-        timeouts = np.nan
-        mean_rtt = sender.get("mean_rtt", np.nan) / 1e6
-        min_rtt = sender.get("min_rtt", np.nan) / 1e6
-        cwnds = []
-        if len(mine):
-            ts = tcp_series(mine, i)
-            series.extend(ts.to_dict("records"))
-            last = mine.iloc[-1]
-            retrans = int(last["total_retrans"])
-            timeouts = int(last["total_rto"]) if last["total_rto"] >= 0 else np.nan
-            mean_rtt = window_mean(ts["time"].to_numpy(), ts["srtt"].to_numpy(), p.measure)
-            min_rtt = float(last["min_rtt_us"]) / 1e6
-            cwnds = list(ts["cwnd"])
-            snd_mss.append(int(mine["snd_mss"].max()))
-            # Goodput on the samples' clock (the run's), as the simulator measures it.
-            sampled = delivered_in_window(ts, i, p.measure)
-            if np.isfinite(sampled):
-                goodput = sampled * 8 / (p.measure[1] - p.measure[0])
-        else:  # no samples (an old kernel, a sampler that failed): iperf3's 0.5 s snapshots
-            for iv in client.get("intervals", []):
-                st = iv["streams"][0]
-                cwnd = st.get("snd_cwnd", 0) / p.mss
-                cwnds.append(cwnd)
-                series.append(
-                    {
-                        "time": f.start + st["end"],
-                        "flow": i,
-                        "cwnd": cwnd,
-                        "ssthresh": np.nan,
-                        "srtt": st.get("rtt", 0) / 1e6,
-                        "in_flight": np.nan,
-                        "bytes_delivered": np.nan,
-                    }
-                )
+        if not len(mine):  # a run without its samples is not a measurement: never stored
+            raise net.TestbedError(f"flow {f.name}: the tcp_info sampler saw no socket of it")
+        ts = tcp_series(mine, i)
+        series.extend(ts.to_dict("records"))
+        last = mine.iloc[-1]
+        retrans = int(last["total_retrans"])
+        timeouts = int(last["total_rto"]) if last["total_rto"] >= 0 else np.nan
+        mean_rtt = window_mean(ts["time"].to_numpy(), ts["srtt"].to_numpy(), p.measure)
+        min_rtt = float(last["min_rtt_us"]) / 1e6
+        cwnds = list(ts["cwnd"])
+        snd_mss.append(int(mine["snd_mss"].max()))
+        # Goodput on the samples' clock (the run's), as the simulator measures it.
+        delivered = delivered_in_window(ts, i, p.measure)
+        if not np.isfinite(delivered):
+            raise net.TestbedError(f"flow {f.name}: the tcp_info samples do not cover the measurement window")
+        goodput = delivered * 8 / (p.measure[1] - p.measure[0])
         rows.append(
             {
                 "id": i,
@@ -440,7 +389,7 @@ def _records(
         "buffer_packets": p.buffer_packets,
         "mtu": p.mtu,
         "snd_mss": max(snd_mss) if snd_mss else np.nan,
-        "rtt_source": "tcp_info srtt sampled every sample_interval" if snd_mss else "iperf3",
+        "rtt_source": "tcp_info srtt sampled every sample_interval",
         **(extra or {}),
     }
     return Result(meta=meta, **tables)

@@ -2,9 +2,12 @@
 //!
 //! `jitter = { kind = "uniform", max = "0.3ms" }`,
 //! `jitter = { kind = "exponential", mean = "0.1ms", max = "1ms" }` or
-//! `jitter = { kind = "normal", mean = "0.2ms", std = "0.05ms", max = "0.5ms" }`.
+//! `jitter = { kind = "normal", mean = "0.2ms", std = "0.05ms", max = "0.5ms" }` or
+//! `jitter = { kind = "empirical", quantiles = ["0us", "0.1ms", "0.2ms", "1.5ms"] }`.
 //! Every distribution lies on [0, max]; the exponential and normal ones are truncated
-//! there (drawn from the distribution conditioned on the interval, not clamped).
+//! there (drawn from the distribution conditioned on the interval, not clamped). The
+//! empirical one is a measured distribution (a test bed's delay element, a trace) given by
+//! its quantiles at equally spaced probabilities, so its tail is kept as measured.
 
 use super::tagged::tagged_enum;
 use super::units::Seconds;
@@ -24,12 +27,15 @@ pub enum JitterSpec {
     Exponential(ExponentialJitter),
     /// Normal with mean `mean` and standard deviation `std`, truncated to [0, max].
     Normal(NormalJitter),
+    /// A measured distribution: its quantiles at probabilities 0, 1/(n-1), ..., 1.
+    Empirical(EmpiricalJitter),
 }
 
 tagged_enum!(JitterSpec, "kind", {
     "uniform" => Uniform,
     "exponential" => Exponential,
     "normal" => Normal,
+    "empirical" => Empirical,
 });
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -53,6 +59,16 @@ pub struct NormalJitter {
     pub max: Seconds,
 }
 
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct EmpiricalJitter {
+    /// Non-decreasing; the first is the smallest extra delay, the last the largest.
+    pub quantiles: Vec<Seconds>,
+}
+
+/// The most quantiles an empirical distribution may list (a percentile table has 101).
+const MAX_QUANTILES: usize = 10_001;
+
 impl JitterSpec {
     /// The upper bound of the extra delay, seconds.
     pub fn max(&self) -> Seconds {
@@ -60,8 +76,43 @@ impl JitterSpec {
             JitterSpec::Uniform(u) => u.max,
             JitterSpec::Exponential(e) => e.max,
             JitterSpec::Normal(n) => n.max,
+            JitterSpec::Empirical(e) => e.quantiles.last().copied().unwrap_or(Seconds(0.0)),
         }
     }
+}
+
+fn validate_quantiles(field: &str, q: &[Seconds]) -> Result<(), ConfigError> {
+    if !(2..=MAX_QUANTILES).contains(&q.len()) {
+        return Err(ConfigError::new(
+            format!("{field}.quantiles"),
+            format!(
+                "{} values are not allowed; list 2 to {MAX_QUANTILES} quantiles at equally \
+                 spaced probabilities (the first at 0, the last at 1)",
+                q.len()
+            ),
+        ));
+    }
+    for (i, v) in q.iter().enumerate() {
+        check(
+            field,
+            &format!("quantiles[{i}]"),
+            *v,
+            0.0,
+            MAX_JITTER,
+            "each quantile must be between 0 and 100 s",
+        )?;
+        if i > 0 && v.0 < q[i - 1].0 {
+            return Err(ConfigError::new(
+                format!("{field}.quantiles[{i}]"),
+                format!(
+                    "{} s is below the quantile before it ({} s); quantiles must not decrease",
+                    v.0,
+                    q[i - 1].0
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check(
@@ -84,6 +135,9 @@ fn check(
 
 /// Ranges of a jitter spec at `field` (`topology.bottleneck.jitter`).
 pub fn validate_jitter(field: &str, j: &JitterSpec) -> Result<(), ConfigError> {
+    if let JitterSpec::Empirical(e) = j {
+        return validate_quantiles(field, &e.quantiles);
+    }
     let max = j.max();
     check(
         field,
@@ -94,7 +148,7 @@ pub fn validate_jitter(field: &str, j: &JitterSpec) -> Result<(), ConfigError> {
         "the largest extra delay must be between 0 and 100 s",
     )?;
     match j {
-        JitterSpec::Uniform(_) => Ok(()),
+        JitterSpec::Uniform(_) | JitterSpec::Empirical(_) => Ok(()),
         JitterSpec::Exponential(e) => check(
             field,
             "mean",

@@ -8,7 +8,7 @@
 //! document ([`schema`]), and the own keys of `CustomLink`, whose `flatten` hides them.
 
 use super::flows::{FlowKind, FlowSpec};
-use super::jitter::{ExponentialJitter, NormalJitter, UniformJitter};
+use super::jitter::{EmpiricalJitter, ExponentialJitter, NormalJitter, UniformJitter};
 use super::queues::{RedConstSpec, RedMode, RedSpec, SplitSpec, SredSpec, SredVariant, ZlRedSpec};
 use super::schema::*;
 use super::traces::{PcapResolution, PcapSpec, TapPoint};
@@ -158,6 +158,7 @@ pub fn schema() -> Vec<SchemaTable> {
         table::<UniformJitter>("jitter(kind=uniform)", &[]),
         table::<ExponentialJitter>("jitter(kind=exponential)", &[]),
         table::<NormalJitter>("jitter(kind=normal)", &[]),
+        table::<EmpiricalJitter>("jitter(kind=empirical)", &[]),
         table::<TcpOptions>(
             "tcp",
             &[

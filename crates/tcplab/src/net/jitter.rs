@@ -22,6 +22,9 @@ enum Dist {
     Exponential { mean: f64, max: f64, mass: f64 },
     /// Normal conditioned on [0, max]: draws outside are drawn again.
     Normal { mean: f64, std: f64, max: f64 },
+    /// Piecewise linear between quantiles at equally spaced probabilities (the inverse of
+    /// the measured CDF, interpolated).
+    Empirical { quantiles: Vec<f64> },
 }
 
 /// A link direction's jitter: its distribution, stream and last arrival.
@@ -57,6 +60,9 @@ impl Jitter {
                 std: nanos(n.std.0),
                 max: nanos(n.max.0),
             },
+            JitterSpec::Empirical(e) => Dist::Empirical {
+                quantiles: e.quantiles.iter().map(|q| nanos(q.0)).collect(),
+            },
         };
         Jitter {
             dist,
@@ -67,12 +73,19 @@ impl Jitter {
 
     /// One extra delay.
     pub fn draw(&mut self) -> Time {
-        let ns = match self.dist {
-            Dist::Uniform { max } => return Time::from_nanos(self.rng.below(max + 1)),
-            Dist::Exponential { mean, max, mass } => {
+        let ns = match &self.dist {
+            &Dist::Uniform { max } => return Time::from_nanos(self.rng.below(max + 1)),
+            &Dist::Exponential { mean, max, mass } => {
                 (-mean * (-self.rng.uniform() * mass).ln_1p()).min(max)
             }
-            Dist::Normal { mean, std, max } => loop {
+            Dist::Empirical { quantiles } => {
+                // Inverse transform: u in [0, 1) falls between two quantiles.
+                let at = self.rng.uniform() * (quantiles.len() - 1) as f64;
+                let i = (at as usize).min(quantiles.len() - 2);
+                let (lo, hi) = (quantiles[i], quantiles[i + 1]);
+                lo + (at - i as f64) * (hi - lo)
+            }
+            &Dist::Normal { mean, std, max } => loop {
                 // Box-Muller, one of the pair; 1 - u is in (0, 1], so its log is finite.
                 let r = (-2.0 * (1.0 - self.rng.uniform()).ln()).sqrt();
                 let x = mean + std * r * (std::f64::consts::TAU * self.rng.uniform()).cos();
@@ -97,7 +110,7 @@ impl Jitter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::jitter::{ExponentialJitter, NormalJitter, UniformJitter};
+    use crate::config::jitter::{EmpiricalJitter, ExponentialJitter, NormalJitter, UniformJitter};
     use crate::config::Seconds;
 
     fn jitter(spec: JitterSpec) -> Jitter {
@@ -127,6 +140,41 @@ mod tests {
         assert!((mean - 150_000.0).abs() < 1_500.0, "{mean}");
         let mut zero = jitter(JitterSpec::Uniform(UniformJitter { max: Seconds(0.0) }));
         assert!((0..100).all(|_| zero.draw() == Time::ZERO));
+    }
+
+    #[test]
+    fn empirical_follows_its_quantiles_tail_included() {
+        // Quantiles at 0, 1/3, 2/3, 1: a third of the draws below 0.1 ms, a third between
+        // 0.2 ms and a 2 ms tail, the mean the average of the three segments' midpoints.
+        let us = |x: f64| Seconds(x * 1e-6);
+        let mut j = jitter(JitterSpec::Empirical(EmpiricalJitter {
+            quantiles: vec![us(0.0), us(100.0), us(200.0), us(2000.0)],
+        }));
+        let draws: Vec<u64> = (0..300_000).map(|_| j.draw().nanos()).collect();
+        let share = |limit: u64| draws.iter().filter(|&&d| d <= limit).count() as f64 / 3e5;
+        assert!(
+            (share(100_000) - 1.0 / 3.0).abs() < 0.005,
+            "{}",
+            share(100_000)
+        );
+        assert!(
+            (share(200_000) - 2.0 / 3.0).abs() < 0.005,
+            "{}",
+            share(200_000)
+        );
+        assert!(
+            (share(1_100_000) - 5.0 / 6.0).abs() < 0.005,
+            "{}",
+            share(1_100_000)
+        );
+        assert!(*draws.iter().max().unwrap() <= 2_000_000);
+        let mean = draws.iter().sum::<u64>() as f64 / 3e5;
+        assert!((mean - (50e3 + 150e3 + 1100e3) / 3.0).abs() < 5e3, "{mean}");
+        // A constant extra delay: every quantile the same.
+        let mut fixed = jitter(JitterSpec::Empirical(EmpiricalJitter {
+            quantiles: vec![us(70.0), us(70.0)],
+        }));
+        assert!((0..100).all(|_| fixed.draw() == Time::from_nanos(70_000)));
     }
 
     #[test]

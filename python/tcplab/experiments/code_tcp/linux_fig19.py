@@ -53,7 +53,7 @@ class LinuxFig19(Experiment):
         "000 section 4.6: two sender/receiver pairs (Reno + Vegas, NewVegas or CODE) through a router with "
         "a 100-packet queue and 23 ms delay, bottleneck bandwidth swept. Here: the same scenario on the "
         "kernel test bed (network namespaces, TBF bottleneck with a 100-packet queue, tcplab's delay "
-        "element, iperf3 with tcplab's BPF congestion controls; the Reno flow is the kernel's own Reno "
+        "element, bulk flows with tcplab's BPF congestion controls; the Reno flow is the kernel's own Reno "
         "port, tl_reno) and in the simulator, side by side. Assumed: bandwidths 5-50 Mb/s in steps of 5, "
         "60 s runs measured after the first fifth (quick: 10 and 30 Mb/s, 15 s). The paper's kernel was "
         "Linux 2.6.18 with FreeBSD ipfw; ours is today's kernel, whose loss recovery (SACK, RACK, PRR) "
