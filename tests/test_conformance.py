@@ -50,8 +50,13 @@ def test_documents_carry_the_stack_and_jitter_only_when_asked():
     linux_sc = cf.scenario(base, "code")
     linux = linux_sc.doc
     assert linux["tcp"]["stack"] == "linux"
-    assert linux["topology"]["bottleneck"]["jitter"] == cf.BED_JITTER
-    assert "jitter" not in cf.scenario(base, "reno").doc["topology"]["bottleneck"]
+    bottleneck = linux["topology"]["bottleneck"]
+    assert bottleneck["jitter"] == cf.BED_JITTER["forward"]
+    assert bottleneck["reverse"]["jitter"] == cf.BED_JITTER["reverse"]
+    assert cf.scenario(base, "reno").doc["topology"]["bottleneck"]["jitter"]["kind"] == "empirical"
+    assert "jitter" not in cf.scenario(base, "reno", jitter=None).doc["topology"]["bottleneck"]
+    # The bed has its own jitter: its document carries none, and no empty reverse table.
+    assert "reverse" not in cf.kernel_scenario(linux_sc).doc["topology"]["bottleneck"]
     bare = cf.scenario(base, "code", sim_stack=None)
     assert "stack" not in bare.doc["tcp"] and "jitter" not in bare.doc["topology"]["bottleneck"]
     bare.validate()  # today's engine takes it
@@ -59,8 +64,8 @@ def test_documents_carry_the_stack_and_jitter_only_when_asked():
     p = plan(cf.kernel_scenario(cf.scenario(base, "cubic")), native=True)
     assert p.stack == "linux" and p.mtu == 1000 + 52 and p.flows[0].kernel_cc == "cubic"
     assert plan(cf.kernel_scenario(linux_sc), native=True).flows[0].kernel_cc == "tl_code"
-    with pytest.raises(ScenarioError, match="jitter"):
-        plan(linux)
+    with pytest.raises(ScenarioError, match="bottleneck.(jitter|reverse)"):
+        plan(linux)  # the bed refuses a jitter it cannot add
     assert "jitter" in linux["topology"]["bottleneck"], "kernel_scenario must not edit the original"
 
 
@@ -303,3 +308,13 @@ def test_a_spread_that_straddles_the_tolerance_leaves_the_point_undecided():
     row = cf.compare_point(point, "reno", runs, shifted)
     assert row["utilisation_check"] == "undecided" and row["verdict"] == "undecided"
     assert cf.summary_table(cf.conformance_table([row]))["verdict"][0] == "undecided (utilisation)"
+
+
+def test_the_bed_jitter_is_the_measured_distribution_in_both_directions():
+    """Quantiles non-decreasing from 0, a tail past 1 ms (what breaks HyStart's ACK train),
+    and the engine accepts them."""
+    for direction in ("forward", "reverse"):
+        q = cf.BED_JITTER[direction]["quantiles"]
+        assert len(q) == 201 and q[0] == 0 and all(b >= a for a, b in zip(q, q[1:], strict=False))
+        assert 1e-3 < q[-1] < 10e-3 and q[100] < 1e-3, "median a fraction of a millisecond, tail past 1 ms"
+    cf.scenario(cf.matrix()[0], "cubic").validate()

@@ -190,7 +190,7 @@ def serve(bed: net.Bed, port: int) -> subprocess.Popen:
 def send_command(port: int, cc: str, seconds: float) -> tuple[str, ...]:
     """The bed's traffic sender: one flow of ``cc`` to ``port`` for ``seconds``."""
     flows = json.dumps([{"cc": cc, "start": 0.0, "stop": seconds}])
-    return (sys.executable, str(TRAFFIC), "send", net.RECEIVER_ADDR, str(port), flows)
+    return (sys.executable, str(TRAFFIC), "send", net.RECEIVER_ADDR, str(port), str(port + 1000), flows)
 
 
 def established(bed: net.Bed, port: int) -> bool:

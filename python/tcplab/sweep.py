@@ -50,8 +50,9 @@ class Planned:
 #: Versions the test bed's measurements in kernel runs' store keys: a kernel run is keyed
 #: by the document the bed ran (not by the engine's version or canonical form, so a new
 #: simulator never re-runs hours of real-time measurements); bump it when what the bed
-#: measures changes (testbed-3: flows from traffic.py, every one connected before any sends).
-TESTBED_VERSION = "testbed-3"
+#: measures changes (testbed-3: flows from traffic.py, every one connected before any sends;
+#: testbed-4: the sampler looks each connection up instead of dumping the socket table).
+TESTBED_VERSION = "testbed-4"
 
 
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:

@@ -22,6 +22,8 @@ from .plan import TestbedPlan, plan
 from .sampler import QDISC_FIELDS, TCP_FIELDS
 
 BASE_PORT = 5301
+#: Flow i leaves from SOURCE_PORT + i: the sampler looks each connection up by its ports.
+SOURCE_PORT = 6301
 #: tcp_info and qdisc sampling interval (seconds) unless run_plan is told otherwise.
 SAMPLE_INTERVAL = 0.01
 SAMPLER = Path(__file__).with_name("sampler.py")
@@ -182,15 +184,17 @@ def run_plan(
         server = bed.spawn("h", sys.executable, str(TRAFFIC), "serve", str(BASE_PORT), str(len(p.flows)))
         _await_line(server, "ready", "the traffic receiver")
         tcp_file, q_file = (work / "tcp.txt").open("w"), (work / "qdisc.txt").open("w")
-        last_port = str(BASE_PORT + len(p.flows) - 1)
         samplers = [
             bed.spawn(
                 "s",
                 sys.executable,
                 str(SAMPLER),
                 "tcp",
+                net.SENDER_ADDR,
+                str(SOURCE_PORT),
+                net.RECEIVER_ADDR,
                 str(BASE_PORT),
-                last_port,
+                str(len(p.flows)),
                 str(sample_interval),
                 stdout=tcp_file,
             ),
@@ -202,7 +206,14 @@ def run_plan(
         time.sleep(0.3)
         flows = [{"cc": f.kernel_cc, "start": f.start, "stop": f.stop} for f in p.flows]
         sender = bed.spawn(
-            "s", sys.executable, str(TRAFFIC), "send", net.RECEIVER_ADDR, str(BASE_PORT), json.dumps(flows)
+            "s",
+            sys.executable,
+            str(TRAFFIC),
+            "send",
+            net.RECEIVER_ADDR,
+            str(BASE_PORT),
+            str(SOURCE_PORT),
+            json.dumps(flows),
         )
         # Every connection is open; the sender's zero is the run's time 0.
         t0 = int(_await_line(sender, "start", "the traffic sender").split()[1]) / 1e9

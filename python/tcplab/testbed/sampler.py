@@ -1,9 +1,9 @@
 """The test bed's fine-grained samplers, run inside a namespace as a standalone script.
 
-    python sampler.py tcp PORT_LO PORT_HI INTERVAL_S   (sender namespace)
-    python sampler.py qdisc DEV INTERVAL_S             (router namespace)
+    python sampler.py tcp SRC SPORT DST DPORT COUNT INTERVAL_S   (sender namespace)
+    python sampler.py qdisc DEV INTERVAL_S                       (router namespace)
 
-``tcp`` dumps every IPv4 TCP socket whose remote port is in [PORT_LO, PORT_HI] through
+``tcp`` looks up the IPv4 TCP connections SRC:SPORT+i -> DST:DPORT+i (i < COUNT) through
 sock_diag (netlink, INET_DIAG_INFO: the kernel's ``struct tcp_info``, what ``ss -ti``
 prints) every INTERVAL_S on a fixed grid; ``qdisc`` dumps the queueing disciplines of
 DEV (rtnetlink, the ``tc -s`` counters: backlog in packets and bytes, drops, packets).
@@ -11,13 +11,18 @@ One whitespace-separated line per socket or qdisc and sample, the first field th
 CLOCK_MONOTONIC time in nanoseconds (the runner's clock, ``time.monotonic``); the columns
 are ``TCP_FIELDS`` / ``QDISC_FIELDS``. It exits on SIGTERM/SIGINT after flushing.
 
-One netlink dump costs tens of microseconds, so sampling every 10 ms takes well under 1 %
-of a core: the measurement does not disturb the flows it measures (``ss`` spawned every
-10 ms would). The script imports nothing from tcplab so it starts fast in a namespace.
+Each connection is looked up by its addresses and ports (one hash lookup), not found in a
+dump of every socket: a dump walks the kernel's whole established-socket hash table (262144
+buckets here, shared by every namespace), 2.3 ms of kernel time per sample without a
+preemption point on this PREEMPT_NONE kernel, a quarter of a core at 100 samples a second,
+and it raised the bed's RTT jitter (ICMP probes, p95 0.4 -> 1.1 ms, p99 1.2 -> 2.4 ms).
+A lookup costs microseconds, so the measurement does not disturb the flows it measures.
+The script imports nothing from tcplab so it starts fast in a namespace.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import socket
@@ -108,11 +113,15 @@ def _attrs(buf: bytes, off: int, end: int):
         off += (length + 3) & ~3
 
 
+#: One receive buffer for every reply (not a fresh megabyte per receive).
+_BUFFER = bytearray(1 << 20)
+
+
 def _dump(sock: socket.socket, request: bytes):
     """Sends one dump request; yields (message type, payload) until NLMSG_DONE."""
     sock.send(request)
     while True:
-        data = sock.recv(1 << 20)
+        data = memoryview(_BUFFER)[: sock.recv_into(_BUFFER)]
         off = 0
         while off + 16 <= len(data):
             length, kind, _flags, _seq, _pid = struct.unpack_from("=IHHII", data, off)
@@ -120,24 +129,54 @@ def _dump(sock: socket.socket, request: bytes):
                 return
             if kind == NLMSG_ERROR:
                 raise OSError("netlink dump failed")
-            yield kind, data[off + 16 : off + length]
+            yield kind, bytes(data[off + 16 : off + length])
             off += (length + 3) & ~3
 
 
-def _tcp_request() -> bytes:
-    # struct inet_diag_req_v2: family, protocol, ext, pad, states, inet_diag_sockid (48 bytes)
+#: sock_diag's "any cookie" (INET_DIAG_NOCOOKIE): the lookup goes by addresses and ports.
+_NO_COOKIE = b"\xff" * 8
+
+
+def _tcp_request(src: str, sport: int, dst: str, dport: int) -> bytes:
+    """One connection's lookup: struct inet_diag_req_v2 (family, protocol, ext, pad, states)
+    and its inet_diag_sockid (ports and addresses in network order, interface, cookie), the
+    local end first; NLM_F_REQUEST only, so the kernel finds it in its hash table."""
     ext = 1 << (INET_DIAG_INFO - 1)
-    body = struct.pack("=BBBBI", socket.AF_INET, socket.IPPROTO_TCP, ext, 0, 0xFFFFFFFF) + bytes(48)
-    return struct.pack("=IHHII", 16 + len(body), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, 1, 0) + body
+    sockid = (
+        struct.pack("!HH", sport, dport)
+        + socket.inet_aton(src)
+        + bytes(12)
+        + socket.inet_aton(dst)
+        + bytes(12)
+        + struct.pack("=I", 0)
+        + _NO_COOKIE
+    )
+    body = struct.pack("=BBBBI", socket.AF_INET, socket.IPPROTO_TCP, ext, 0, 0xFFFFFFFF) + sockid
+    return struct.pack("=IHHII", 16 + len(body), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST, 1, 0) + body
 
 
-def tcp_sample(sock: socket.socket, lo: int, hi: int) -> list[dict[str, int]]:
+def _lookup(sock: socket.socket, request: bytes) -> bytes | None:
+    """One lookup's reply payload (struct inet_diag_msg and attributes), or None when the
+    connection does not exist (yet, or any more)."""
+    sock.send(request)
+    data = memoryview(_BUFFER)[: sock.recv_into(_BUFFER)]
+    length, kind = struct.unpack_from("=IH", data, 0)
+    if kind == NLMSG_ERROR:
+        (error,) = struct.unpack_from("=i", data, 16)
+        if error in (-errno.ENOENT, 0):
+            return None
+        raise OSError(-error, f"sock_diag lookup failed: {os.strerror(-error)}")
+    return bytes(data[16:length])
+
+
+def tcp_sample(sock: socket.socket, requests: list[bytes]) -> list[dict[str, int]]:
     rows = []
-    for _kind, msg in _dump(sock, _tcp_request()):
+    for request in requests:
+        msg = _lookup(sock, request)
+        if msg is None:
+            continue
         # struct inet_diag_msg: family, state, timer, retrans, sockid (sport, dport, ...), ...
         sport, dport = struct.unpack_from("!HH", msg, 4)
-        if not lo <= dport <= hi:
-            continue
         for kind, value in _attrs(msg, 72, len(msg)):
             if kind == INET_DIAG_INFO:
                 rows.append({"dport": dport, "sport": sport, **parse_tcp_info(value)})
@@ -170,12 +209,14 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGINT, lambda *_: stop.append(1))
     mode = argv[1]
     if mode == "tcp":
-        lo, hi, interval = int(argv[2]), int(argv[3]), float(argv[4])
+        src, sport, dst, dport, count = argv[2], int(argv[3]), argv[4], int(argv[5]), int(argv[6])
+        interval = float(argv[7])
         sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG)
         fields = TCP_FIELDS
+        requests = [_tcp_request(src, sport + i, dst, dport + i) for i in range(count)]
 
         def sample():
-            return tcp_sample(sock, lo, hi)
+            return tcp_sample(sock, requests)
     elif mode == "qdisc":
         ifindex, interval = socket.if_nametoindex(argv[2]), float(argv[3])
         sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)

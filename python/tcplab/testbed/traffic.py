@@ -1,11 +1,12 @@
 """The test bed's bulk-transfer generator, run inside a namespace as a standalone script.
 
     python traffic.py serve PORT COUNT                (receiver namespace)
-    python traffic.py send ADDR PORT FLOWS_JSON       (sender namespace)
+    python traffic.py send ADDR PORT SPORT FLOWS_JSON (sender namespace)
 
 ``serve`` listens on PORT .. PORT+COUNT-1, accepts one connection on each, reads and
 discards until each closes, and prints one JSON object: per flow the payload bytes received.
-``send`` opens flow i to ADDR:PORT+i with its congestion control (``TCP_CONGESTION``),
+``send`` opens flow i from port SPORT+i (so the sampler can look it up by its ports) to
+ADDR:PORT+i with its congestion control (``TCP_CONGESTION``),
 connects every flow first, then fixes the run's zero, prints ``start <CLOCK_MONOTONIC ns>``
 on stderr, and lets each flow send from zero + start to zero + stop (FLOWS_JSON: a list of
 ``{"cc": ..., "start": s, "stop": s}``). It prints one JSON object: per flow the payload
@@ -86,10 +87,12 @@ def _send(sock: socket.socket, begin: float, end: float, sent: list[int], errors
         sock.close()
 
 
-def send(addr: str, port: int, flows: list[dict]) -> dict[str, list[int]]:
+def send(addr: str, port: int, sport: int, flows: list[dict]) -> dict[str, list[int]]:
     socks = []
     for i, f in enumerate(flows):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("0.0.0.0", sport + i))
         try:
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, f["cc"].encode())
         except OSError as e:
@@ -114,8 +117,8 @@ def main(argv: list[str]) -> int:
     try:
         if len(argv) == 3 and argv[0] == "serve":
             result = serve(int(argv[1]), int(argv[2]))
-        elif len(argv) == 4 and argv[0] == "send":
-            result = send(argv[1], int(argv[2]), json.loads(argv[3]))
+        elif len(argv) == 5 and argv[0] == "send":
+            result = send(argv[1], int(argv[2]), int(argv[3]), json.loads(argv[4]))
         else:
             print(__doc__, file=sys.stderr)
             return 2
