@@ -397,3 +397,17 @@ def test_a_sampler_that_dies_mid_run_fails_the_run(built, monkeypatch, tmp_path)
     with pytest.raises(net.TestbedError, match="sampler died during the run .*netlink went away"):
         run_scenario(one_flow(), capture=False)
     assert net.present() == []
+
+
+def test_the_access_rate_becomes_transmission_time_and_a_bad_one_is_named():
+    """The bed takes the access links' rate (the simulator's default 100 Mb/s when unset)
+    and adds each frame's transmission on them and the bottleneck; nonsense is refused."""
+    s = one_flow()
+    assert plan(s).access_rate_bps == 100e6
+    s.doc["topology"]["access"] = {"rate": "1Gbps", "delay": "1ms"}
+    assert plan(s).access_rate_bps == 1e9
+    # 10 Mb/s bottleneck: 800 ns a byte, and 8 ns on each 1 Gb/s access link.
+    assert net.transmission_ns_per_byte(10e6, 1e9) == pytest.approx(816.0)
+    s.doc["topology"]["access"] = {"rate": "0bps"}
+    with pytest.raises(ScenarioError, match=r"topology\.access\.rate: .*allowed: 1 kbit/s to 100 Gbit/s"):
+        plan(s)
