@@ -43,8 +43,9 @@ class LinuxConformance(Experiment):
         "(10 Mb/s, 40 ms RTT, buffer 1 BDP, no random loss, one flow, 30 s measured after 5 s) and "
         "one-at-a-time variations (buffer 0.5 and 2 BDP, Bernoulli loss 0.5 % and 2 % on data, RTT 20 "
         "and 100 ms, two flows together and 5 s apart), for the kernel's reno and cubic and tcplab's "
-        "BPF Vegas, Veno, NewVegas and CODE (NewVegas and CODE with the bed's measured RTT jitter "
-        "in the simulator). Segments carry 1000 payload bytes on both sides (the kernel's snd_mss); "
+        "BPF Vegas, Veno, NewVegas and CODE (the simulator with the bed's measured delay-path "
+        "jitter, both directions, for every algorithm). Segments carry 1000 payload bytes on both "
+        "sides (the kernel's snd_mss); "
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
         "namespace's SNMP counters. Quick: three 12 s points. Needs root; runs only when named."
     )
@@ -175,7 +176,7 @@ class LinuxConformance(Experiment):
 def _held(algo: str) -> str:
     if "bbr" in algo.split("+"):
         return "BBR's tolerances"
-    return "held to the tolerances" if algo in cf.STRICT else "with the bed's jitter in the simulator"
+    return "held to the tolerances" if algo in cf.STRICT else "the same, or the difference explained"
 
 
 #: A kernel pacing rate at or above this (bits/s) is tcp_info's "unset" (~0U bytes/s).
