@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .. import kernel_ports
 from ..result import Result
 from ..scenario import Scenario, link
 from . import equivalence as eq
@@ -180,9 +181,23 @@ def scenario(
     return s
 
 
-#: Parameters that make a simulator algorithm what the kernel's module of that name runs
-#: by default: tcp_cubic has HyStart on (the simulator's CUBIC follows RFC 9438 without it).
-KERNEL_DEFAULTS: dict[str, dict[str, Any]] = {"cubic": {"hystart": True}}
+def _kernel_defaults() -> dict[str, dict[str, Any]]:
+    """Parameters that make a simulator algorithm what the bed runs under its name: the
+    kernel's tcp_cubic has HyStart on (the simulator's CUBIC follows RFC 9438 without it),
+    and each of tcplab's BPF ports runs its manifest's spec (bpf/ports.toml): the Vegas
+    family's kernel variant, for one, has no fine-grained retransmission and cuts to 3/4 on
+    every loss, where the paper variant retransmits on a timed-out duplicate ACK."""
+    out: dict[str, dict[str, Any]] = {"cubic": {"hystart": True}}
+    native = {"reno", "cubic", "bbr"}  # the kernel's own modules run these
+    for port in kernel_ports.load().ports:
+        spec = dict(port.spec)
+        name = spec.pop("name")
+        if name in ALGORITHMS and name not in native and name in port.simulator:
+            out[name] = spec
+    return out
+
+
+KERNEL_DEFAULTS: dict[str, dict[str, Any]] = _kernel_defaults()
 
 
 def kernel_scenario(sim: Scenario) -> Scenario:
