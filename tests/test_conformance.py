@@ -318,3 +318,16 @@ def test_the_bed_jitter_is_the_measured_distribution_in_both_directions():
         assert len(q) == 201 and q[0] == 0 and all(b >= a for a, b in zip(q, q[1:], strict=False))
         assert 1e-3 < q[-1] < 10e-3 and q[100] < 1e-3, "median a fraction of a millisecond, tail past 1 ms"
     cf.scenario(cf.matrix()[0], "cubic").validate()
+
+
+def test_the_simulated_side_of_a_port_runs_the_ports_spec_and_the_bed_the_bare_name():
+    """The bed runs tl_vegas, the Vegas family's kernel variant (bpf/ports.toml); the
+    simulator must run the same, not the paper variant's fine-grained retransmission."""
+    base = cf.matrix()[0]
+    for algo, variant in (("vegas", "kernel"), ("newvegas", "kernel"), ("code", "kernel")):
+        sim = cf.scenario(base, algo)
+        assert sim.doc["flows"][0]["cc"]["variant"] == variant
+        assert cf.kernel_scenario(sim).doc["flows"][0]["cc"] == algo
+        sim.validate()
+    assert cf.scenario(base, "veno").doc["flows"][0]["cc"]["base_rtt_reset"] == "on_loss"
+    assert cf.scenario(base, "reno").doc["flows"][0]["cc"] == "reno", "the kernel's own reno"
