@@ -277,3 +277,37 @@ fn linux_profile_retransmits_what_was_dropped() {
         );
     }
 }
+
+/// On a path that neither reorders nor duplicates, every loss is real: the `linux` profile
+/// never undoes a window reduction (the kernel's undo counters stay at 0 on the test bed's
+/// random-loss points). An episode whose lost segment was resent in the previous episode
+/// once counted as "nothing retransmitted" and was undone.
+#[test]
+fn linux_profile_never_undoes_a_real_loss() {
+    for (cc, loss) in [("reno", 0.02), ("cubic", 0.02), ("reno", 0.01)] {
+        let c = Case {
+            stack: "linux",
+            cc,
+            flows: 1,
+            rate_mbps: 10,
+            delay_ms: 18,
+            buffer: 47,
+            loss,
+            rwnd: None,
+            max_burst: None,
+            delayed_ack: true,
+        };
+        for seed in 1..=6 {
+            let rec = run_scenario(&scenario(&c), Some(seed)).unwrap();
+            let f = &rec.flows[0];
+            assert!(
+                f.data_drops.total() > 20,
+                "{cc} at {loss}: too few losses to test"
+            );
+            assert_eq!(
+                f.undos, 0,
+                "{cc} at {loss}, seed {seed}: a real loss undone"
+            );
+        }
+    }
+}

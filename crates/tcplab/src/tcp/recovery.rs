@@ -354,6 +354,11 @@ impl TcpSender {
 
     /// Linux `tcp_init_undo`: the window and threshold to restore if this episode proves
     /// spurious (the threshold as Linux's `tcp_current_ssthresh`: at least 3/4 of cwnd).
+    /// The first retransmission's time is forgotten only when no retransmission is
+    /// outstanding (Linux `tcp_enter_recovery`/`tcp_enter_loss` zero `retrans_stamp` only
+    /// then, `tcp_any_retrans_done`): an episode whose lost segment was already resent in
+    /// the previous one has no retransmission of its own, and would otherwise count as
+    /// "nothing was retransmitted" (`tcp_packet_delayed`) and undo the cut for a real loss.
     fn start_undo_episode(&mut self) {
         self.prior_ssthresh = self.st.ssthresh.max(0.75 * self.st.cwnd);
         self.undo_marker = Some(self.snd_una);
@@ -362,7 +367,9 @@ impl TcpSender {
         } else {
             -1
         };
-        self.retrans_stamp = None;
+        if self.sb.retrans == 0 {
+            self.retrans_stamp = None;
+        }
     }
 
     /// Linux `tcp_may_undo` (`tcp_packet_delayed`): every retransmission was D-SACKed, or
