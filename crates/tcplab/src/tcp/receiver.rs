@@ -364,7 +364,7 @@ mod tests {
                     ..data(seq)
                 };
                 r.on_data(now, &pkt);
-                let ack = r.outbox.drain(..).last();
+                let ack = r.outbox.drain(..).next_back();
                 ack.map(|a| a.rwnd)
             })
             .collect()
