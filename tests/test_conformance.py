@@ -331,3 +331,18 @@ def test_the_simulated_side_of_a_port_runs_the_ports_spec_and_the_bed_the_bare_n
         sim.validate()
     assert cf.scenario(base, "veno").doc["flows"][0]["cc"]["base_rtt_reset"] == "on_loss"
     assert cf.scenario(base, "reno").doc["flows"][0]["cc"] == "reno", "the kernel's own reno"
+
+
+def test_flows_that_start_together_are_compared_by_rank_and_staggered_ones_by_flow():
+    """Two Vegas flows that start together split 60/40 one way or the other by chance: a
+    kernel 0.6/0.4 and a simulator 0.4/0.6 agree. Staggered flows keep their labels."""
+    two = [p for p in cf.matrix() if p.name == "2 flows"][0]
+    staggered = [p for p in cf.matrix() if p.name == "2 flows staggered"][0]
+    k = [cf.metrics(_synthetic([6e6, 4e6]), 10e6, (2.0, 10.0), 1000.0)]
+    s = [cf.metrics(_synthetic([4e6, 6e6]), 10e6, (2.0, 10.0), 1000.0)]
+    row = cf.compare_point(two, "vegas", k, s)
+    assert row["share_check"] == "pass" and row["shares_by"] == "rank"
+    assert row["share_kernel"] == row["share_sim"] == "0.60/0.40"
+    row = cf.compare_point(staggered, "vegas", k, s)
+    assert row["share_check"] == "miss" and row["shares_by"] == "flow"
+    assert not cf.exchangeable(cf.matrix()[0], "bbr+cubic"), "one flow each of two algorithms"

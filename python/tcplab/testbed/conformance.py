@@ -26,7 +26,8 @@ Normalisation (``metrics``), identical for both back ends:
 - cwnd: the mean of the sampled cwnd (segments) inside the window, averaged over flows;
 - retransmissions and timeouts: whole run, summed over flows (kernel: ``tcpi_total_retrans``
   and ``tcpi_total_rto``; the namespace's SNMP counters are kept beside them);
-- share: each flow's goodput over the flows' total (two-flow points).
+- share: each flow's goodput over the flows' total (two-flow points); flows of one
+  algorithm that start together are compared by rank (``exchangeable``), others by flow.
 
 A tolerance check on a figure either side lacks is "not evaluated" (None), never a pass.
 """
@@ -332,6 +333,19 @@ def share_check(kernel_runs: list[Figures], sim_runs: list[Figures]) -> str:
     )
 
 
+def exchangeable(point: Point, algo: str) -> bool:
+    """Flows of one algorithm starting together: which of them ends up ahead is chance
+    (a delay-based pair splits 59/41 one way in one run and the other way in the next), so
+    their labels carry nothing and shares are compared by rank, not by flow."""
+    algos = flow_algorithms(point, algo)
+    return len(algos) > 1 and point.stagger == 0 and len(set(algos)) == 1
+
+
+def by_rank(runs: list[Figures]) -> list[Figures]:
+    """The runs with each one's shares largest first."""
+    return [replace(f, shares=sorted(f.shares, reverse=True)) for f in runs]
+
+
 #: The figures a row of the table shows, kernel and simulator side by side.
 SCALARS = ("utilisation", "retransmissions", "timeouts", "mean_rtt", "p50_rtt", "p95_rtt", "mean_cwnd")
 
@@ -366,6 +380,8 @@ def compare_point(
     difference of the means and its confidence interval against the tolerance)."""
     kernel_runs = kernel if isinstance(kernel, list) else [kernel]
     sim_runs = sim if isinstance(sim, list) else [sim]
+    if exchangeable(point, algo):
+        kernel_runs, sim_runs = by_rank(kernel_runs), by_rank(sim_runs)
     k_mean, s_mean = mean_figures(kernel_runs), mean_figures(sim_runs)
     checks = tolerances(algo)
     row: dict[str, Any] = {
@@ -393,6 +409,7 @@ def compare_point(
     row["share_sim"] = "/".join(f"{x:.2f}" for x in s_mean.shares) or "-"
     two = len(flow_algorithms(point, algo)) > 1
     row["share_check"] = share_check(kernel_runs, sim_runs) if two else "-"
+    row["shares_by"] = ("rank" if exchangeable(point, algo) else "flow") if two else "-"
     row["verdict"] = eq.combine([v for c, v in row.items() if c.endswith("_check") and v != "-"])
     return row
 
@@ -428,7 +445,10 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
             cells[title] = (
                 f"{_side(row, name, 'kernel', fmt, with_sd)} / {_side(row, name, 'sim', fmt, with_sd)}"
             )
-        cells["shares"] = "" if row["share_check"] == "-" else f"{row['share_kernel']} vs {row['share_sim']}"
+        ranked = " (larger first)" if row.get("shares_by") == "rank" else ""
+        cells["shares"] = (
+            "" if row["share_check"] == "-" else f"{row['share_kernel']} vs {row['share_sim']}{ranked}"
+        )
         named = [
             c.removesuffix("_check")
             for c in row.index
