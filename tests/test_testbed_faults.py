@@ -411,3 +411,21 @@ def test_the_access_rate_becomes_transmission_time_and_a_bad_one_is_named():
     s.doc["topology"]["access"] = {"rate": "0bps"}
     with pytest.raises(ScenarioError, match=r"topology\.access\.rate: .*allowed: 1 kbit/s to 100 Gbit/s"):
         plan(s)
+
+
+@needs_bed
+def test_flows_that_start_together_start_together(built):
+    """Two flows with start = 0 send their first windows together (every connection opens
+    before any flow sends): their first acknowledged data lies within the bottleneck's
+    spacing of one window and the sampling step. iperf3's per-test control exchange
+    started them 30-160 ms apart."""
+    s = Scenario.dumbbell(2, link("10Mbps", "10ms", 50), duration=3)
+    s.add_flow("s0", "d0", "reno")
+    s.add_flow("s1", "d1", "reno")
+    r = run_scenario(s, capture=False)
+    first = [
+        float(r.series[(r.series["flow"] == i) & (r.series["bytes_delivered"] >= 5000)]["time"].min())
+        for i in (0, 1)
+    ]
+    assert abs(first[0] - first[1]) <= 0.025, first
+    assert 0.0 < min(first) < 0.2, first
