@@ -429,3 +429,28 @@ def test_flows_that_start_together_start_together(built):
     ]
     assert abs(first[0] - first[1]) <= 0.025, first
     assert 0.0 < min(first) < 0.2, first
+
+
+def test_the_delay_elements_counters_are_read_from_its_exit_line():
+    """tl_delay's last line holds what the path really did (frames forwarded, random and
+    ring-full drops); a run keeps it in meta["delay_element"]. No line, no counters."""
+    line = "tl_delay: forwarded 12004/6120, dropped (random) 61, dropped (ring full) 0/0\n"
+    assert net.parse_delay_counters("tl_delay: ready\n" + line) == {
+        "forwarded_data": 12004,
+        "forwarded_acks": 6120,
+        "dropped_random": 61,
+        "dropped_full_data": 0,
+        "dropped_full_acks": 0,
+    }
+    assert net.parse_delay_counters("killed\n") == {}
+
+
+@needs_bed
+def test_a_lossy_run_records_the_drops_the_path_applied(built):
+    s = Scenario.dumbbell(1, link("10Mbps", "10ms", 50, loss={"model": "bernoulli", "p": 0.02}), duration=3)
+    s.add_flow("s0", "d0", "reno")
+    r = run_scenario(s, capture=False)
+    d = r.meta["delay_element"]
+    assert d["forwarded_data"] > 500 and d["dropped_full_data"] == 0
+    rate = d["dropped_random"] / (d["forwarded_data"] + d["dropped_random"])
+    assert 0.005 < rate < 0.05, d

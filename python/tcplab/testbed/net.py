@@ -13,6 +13,7 @@ on every veth so that the bottleneck and the bridge see real packets. Addresses 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -54,6 +55,8 @@ class Bed:
 
     tag: str
     procs: list[subprocess.Popen] = field(default_factory=list)
+    #: The delay element, whose counters ``delay_counters`` reads when it stops.
+    delay: subprocess.Popen | None = None
 
     def ns(self, role: str) -> str:
         return f"{self.tag}-{role}"
@@ -215,6 +218,7 @@ def build(
     line = p.stderr.readline()
     if "ready" not in line:
         raise TestbedError(f"delay element did not start: {line.strip()}")
+    bed.delay = p
     # Resolve neighbours through the bridge before any measurement. No reply (exit code 1)
     # can be the bed's random loss; anything else is a failure.
     p = bed.run("s", "ping", "-c", "1", "-W", "2", RECEIVER_ADDR, check=False)
@@ -234,6 +238,35 @@ def _raise_buffers(bed: Bed, window_bytes: int) -> None:
     for role, key, (lo, default, high) in (("h", "tcp_rmem", TCP_RMEM), ("s", "tcp_wmem", TCP_WMEM)):
         if need > high:
             bed.run(role, "sysctl", "-qw", f"net.ipv4.{key}={lo} {default} {need}")
+
+
+_COUNTERS = re.compile(r"forwarded (\d+)/(\d+), dropped \(random\) (\d+), dropped \(ring full\) (\d+)/(\d+)")
+
+
+def parse_delay_counters(text: str) -> dict[str, int]:
+    """The counters tl_delay prints when it stops (empty if it printed none): frames it
+    forwarded each way, data frames its random loss dropped, frames a full ring dropped."""
+    m = _COUNTERS.search(text)
+    if not m:
+        return {}
+    names = ("forwarded_data", "forwarded_acks", "dropped_random", "dropped_full_data", "dropped_full_acks")
+    return dict(zip(names, map(int, m.groups()), strict=True))
+
+
+def delay_counters(bed: Bed) -> dict[str, int]:
+    """Stops the delay element (the flows have ended) and returns its counters: the random
+    losses the path really applied, beside the nominal rate."""
+    p = bed.delay
+    if p is None:
+        return {}
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return {}
+    return parse_delay_counters(err or "")
 
 
 def teardown(bed: Bed) -> None:

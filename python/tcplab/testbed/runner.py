@@ -238,6 +238,7 @@ def run_plan(
             dump.terminate()
             dump.wait(timeout=5)
         qstats = bed.run("r", "tc", "-s", "-j", "qdisc", "show", "dev", "r1").stdout
+        delay = net.delay_counters(bed)
     samples = read_samples(work / "tcp.txt", TCP_FIELDS, t0)
     qsamples = read_samples(work / "qdisc.txt", QDISC_FIELDS, t0)
     if out is not None:
@@ -247,7 +248,7 @@ def run_plan(
         (work / name).unlink(missing_ok=True)
     work.rmdir()
     snmp = {k: snmp_after[k] - snmp_before.get(k, 0) for k in snmp_after if k in SNMP}
-    extra = {"snmp": snmp, "sample_interval": sample_interval}
+    extra = {"snmp": snmp, "sample_interval": sample_interval, "delay_element": delay}
     return _records(p, received["received"], qstats, out if capture else None, samples, qsamples, extra)
 
 
