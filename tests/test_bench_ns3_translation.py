@@ -30,7 +30,7 @@ def point(name: str) -> cf.Point:
 
 
 def test_the_base_point_against_cubic_keeps_segments_frames_buffer_and_seed():
-    doc = cf.scenario(point("base"), "bbr+cubic", seed=2).doc
+    doc = cf.scenario(point("base"), "bbr+cubic", seed=2, jitter=None).doc
     a = args_of(doc)
     assert a["cc"] == "bbr,cubic"
     assert a["stack"] == "linux"
@@ -50,8 +50,8 @@ def test_the_base_point_against_cubic_keeps_segments_frames_buffer_and_seed():
 
 
 def test_loss_and_staggered_starts_are_carried():
-    assert args_of(cf.scenario(point("loss 0.5%"), "bbr").doc)["loss"] == "0.005"
-    staggered = args_of(cf.scenario(point("2 flows staggered"), "bbr").doc)
+    assert args_of(cf.scenario(point("loss 0.5%"), "bbr", jitter=None).doc)["loss"] == "0.005"
+    staggered = args_of(cf.scenario(point("2 flows staggered"), "bbr", jitter=None).doc)
     assert staggered["starts"] == "0.0,5.0"
     assert staggered["cc"] == "bbr,bbr"
 
@@ -79,7 +79,7 @@ def test_the_suite_scenarios_translate_as_before():
     ],
 )
 def test_what_ns3_cannot_model_is_refused_by_name(change, message):
-    doc = cf.scenario(point("base"), "bbr+cubic").doc
+    doc = cf.scenario(point("base"), "bbr+cubic", jitter=None).doc
     change(doc)
     with pytest.raises(SystemExit, match=message):
         bench.dumbbell_args(doc, sack=True)
