@@ -117,6 +117,13 @@ def test_pool_left_by_an_exception_stops_its_workers():
     assert time.monotonic() - t0 < 30, "the pool waited for the sleeping tasks"
 
 
+def ctrl_c_able() -> None:
+    """Restores SIGINT's default in the child: a shell starts background jobs (``make test
+    &``, nohup) with SIGINT ignored, children inherit that, and Python then installs no
+    KeyboardInterrupt handler, so the tests below would time out instead of testing."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(proc: subprocess.Popen) -> tuple[float, str, str]:
     """Sends SIGINT; returns the seconds until the process ended, its stdout and stderr."""
     sent = time.monotonic()
@@ -142,6 +149,7 @@ def test_sigint_stops_a_long_run_at_once_and_keeps_earlier_tables(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_able,
     )
     wait_for(lambda: (out / "series.parquet.partial").exists() or proc.poll() is not None, 120, "the run")
     took, stdout, stderr = interrupt(proc)
@@ -170,6 +178,7 @@ def test_sigint_stops_tcplab_run_in_the_api(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_able,
     )
     assert proc.stdout.readline() == "started\n"
     time.sleep(0.3)  # into the engine
@@ -189,6 +198,7 @@ def test_sigint_stops_reproduce_and_keeps_stored_runs(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=ctrl_c_able,
     )
     workers: set[int] = set()
     try:
