@@ -299,6 +299,7 @@ def test_equivalence_decides_only_what_the_runs_spread_allows():
     assert eq.half_width([9.0, 10.0, 11.0], [11.0, 11.0, 11.0]) == pytest.approx(2.920 * 0.5774, rel=1e-3)
     assert eq.combine(["pass", "undecided", "not evaluated"]) == "undecided"
     assert eq.combine(["pass", "miss", "undecided"]) == "miss" and eq.combine(["pass"]) == "pass"
+    assert eq.combine([]) == "not evaluated", "no checks: never a pass"
 
 
 def test_a_spread_that_straddles_the_tolerance_leaves_the_point_undecided():

@@ -20,9 +20,8 @@ import pytest
 from tcplab import kernel
 from tcplab.errors import ScenarioError
 from tcplab.scenario import Scenario, link
-from tcplab.testbed import net, owner, plan, run_scenario
+from tcplab.testbed import net, owner, plan, run_scenario, runner
 from tcplab.testbed.available import missing_tools
-from tcplab.testbed.runner import TRAFFIC
 from tcplab.testbed.runner import _records as records
 
 needs_bed = pytest.mark.skipif(
@@ -182,15 +181,15 @@ def test_cleanup_never_touches_a_live_run(built):
 
 def serve(bed: net.Bed, port: int) -> subprocess.Popen:
     """The bed's traffic receiver for one flow on ``port``, listening."""
-    server = bed.spawn("h", sys.executable, str(TRAFFIC), "serve", str(port), "1")
+    server = bed.spawn("h", *runner.serve_command(port, 1))
     assert server.stderr is not None and "ready" in server.stderr.readline()
     return server
 
 
 def send_command(port: int, cc: str, seconds: float) -> tuple[str, ...]:
     """The bed's traffic sender: one flow of ``cc`` to ``port`` for ``seconds``."""
-    flows = json.dumps([{"cc": cc, "start": 0.0, "stop": seconds}])
-    return (sys.executable, str(TRAFFIC), "send", net.RECEIVER_ADDR, str(port), str(port + 1000), flows)
+    flows = [{"cc": cc, "start": 0.0, "stop": seconds}]
+    return runner.send_command(net.RECEIVER_ADDR, port, port + 1000, flows)
 
 
 def established(bed: net.Bed, port: int) -> bool:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tcplab.testbed.runner import SAMPLER, TRAFFIC, read_samples
+from tcplab.testbed.runner import SAMPLER, read_samples, send_command, serve_command
 from tcplab.testbed.sampler import TCP_FIELDS
 
 PORT = 5391
@@ -28,7 +28,7 @@ def _no_receiver_outlives_its_test():
 
 def serve(count: int, port: int = PORT) -> subprocess.Popen:
     p = subprocess.Popen(
-        [sys.executable, str(TRAFFIC), "serve", str(port), str(count)],
+        list(serve_command(port, count)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -39,7 +39,7 @@ def serve(count: int, port: int = PORT) -> subprocess.Popen:
 
 
 def send(flows: list[dict], port: int = PORT) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, str(TRAFFIC), "send", "127.0.0.1", str(port), str(port + 1000), json.dumps(flows)]
+    cmd = list(send_command("127.0.0.1", port, port + 1000, flows))
     return subprocess.run(cmd, capture_output=True, text=True, timeout=30)
 
 

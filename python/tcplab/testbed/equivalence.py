@@ -60,7 +60,10 @@ def decide(kernel: Sequence[float], sim: Sequence[float], band: float | None) ->
 
 def combine(verdicts: Sequence[str]) -> str:
     """A row's verdict from its checks: any miss misses; otherwise any undecided check
-    leaves it undecided, any missing figure not evaluated; else it passes."""
+    leaves it undecided, any missing figure not evaluated; else it passes. No checks at
+    all is "not evaluated", never a pass."""
+    if not verdicts:
+        return NOT_EVALUATED
     for worst in (MISS, UNDECIDED, NOT_EVALUATED):
         if worst in verdicts:
             return worst

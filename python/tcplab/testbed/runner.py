@@ -28,6 +28,19 @@ SOURCE_PORT = 6301
 SAMPLE_INTERVAL = 0.01
 SAMPLER = Path(__file__).with_name("sampler.py")
 TRAFFIC = Path(__file__).with_name("traffic.py")
+
+
+def serve_command(port: int, count: int) -> tuple[str, ...]:
+    """traffic.py's receiver for ``count`` flows on ``port`` .. ``port + count - 1``."""
+    return (sys.executable, str(TRAFFIC), "serve", str(port), str(count))
+
+
+def send_command(addr: str, port: int, sport: int, flows: list[dict[str, Any]]) -> tuple[str, ...]:
+    """traffic.py's sender: flow i from port ``sport + i`` to ``addr:port + i`` (each
+    ``{"cc", "start", "stop"}``)."""
+    return (sys.executable, str(TRAFFIC), "send", addr, str(port), str(sport), json.dumps(flows))
+
+
 #: SNMP counters of the sender namespace kept in a kernel run's meta (deltas over the run;
 #: a namespace holds one run, so these are exact).
 SNMP = (
@@ -181,7 +194,7 @@ def run_plan(
                 "-U",
                 stdout=subprocess.DEVNULL,
             )
-        server = bed.spawn("h", sys.executable, str(TRAFFIC), "serve", str(BASE_PORT), str(len(p.flows)))
+        server = bed.spawn("h", *serve_command(BASE_PORT, len(p.flows)))
         _await_line(server, "ready", "the traffic receiver")
         tcp_file, q_file = (work / "tcp.txt").open("w"), (work / "qdisc.txt").open("w")
         samplers = [
@@ -205,16 +218,7 @@ def run_plan(
         snmp_before = _nstat(bed)
         time.sleep(0.3)
         flows = [{"cc": f.kernel_cc, "start": f.start, "stop": f.stop} for f in p.flows]
-        sender = bed.spawn(
-            "s",
-            sys.executable,
-            str(TRAFFIC),
-            "send",
-            net.RECEIVER_ADDR,
-            str(BASE_PORT),
-            str(SOURCE_PORT),
-            json.dumps(flows),
-        )
+        sender = bed.spawn("s", *send_command(net.RECEIVER_ADDR, BASE_PORT, SOURCE_PORT, flows))
         # Every connection is open; the sender's zero is the run's time 0.
         t0 = int(_await_line(sender, "start", "the traffic sender").split()[1]) / 1e9
         sent = _traffic_report(sender, p.duration + 60, "the traffic sender")
