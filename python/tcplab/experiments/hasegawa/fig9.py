@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import register
-from ..ablation import vegasplus_count_ablation
+from ..ablation import vegasplus_count_ablation, vegasplus_window_ablation
 from ..base import Experiment, Figure, Outcome, Run
 from ..common import claim
 from .measure import aggregate, case_rows, compare_variants, per_case, run_table, sweep_table
@@ -19,7 +19,7 @@ class Fig9(Experiment):
     name = "hasegawa/fig9"
     paper = "hasegawa"
     title = "Reno vs Vegas+ behind DropTail, count_max = 8 and 5, beside Vegas (figs. 9, 10)"
-    ablations = (vegasplus_count_ablation(quick=True),)
+    ablations = (vegasplus_count_ablation(quick=True), vegasplus_window_ablation())
     setup = setup_text(
         " As fig. 3 with the Vegas flows replaced by Vegas+ (section 5.1) with count_max = 8 (fig. 9) and "
         "5 (fig. 10); the fig. 3 runs (plain Vegas) are shown beside them."
