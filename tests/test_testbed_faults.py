@@ -19,6 +19,7 @@ import pytest
 
 from tcplab import kernel
 from tcplab.errors import ScenarioError
+from tcplab.runner import run
 from tcplab.scenario import Scenario, link
 from tcplab.testbed import net, owner, plan, run_scenario, runner
 from tcplab.testbed.available import missing_tools
@@ -277,10 +278,21 @@ def test_the_kernels_own_receiver_rules_cannot_be_turned_off(key):
         plan(one_flow(**{key: False}))
 
 
+@pytest.mark.parametrize("stack", ["linux", None])
+def test_the_bed_sends_the_simulators_segments_when_mss_is_left_out(stack):
+    """A scenario without tcp.mss gets the simulator's default segment on the bed too (the
+    linux profile's 1448, NS-2's 1000): a transfer of 12 of the simulator's segments is 12."""
+    s = one_flow(**({"stack": stack} if stack else {}))
+    mss = plan(s).mss
+    s.doc["flows"][0]["bytes"] = 12 * mss
+    assert run(s).flows["segments_sent"].iloc[0] == 12
+
+
 def test_header_bytes_must_be_what_the_bed_carries():
     """66 with the linux stack (Ethernet 14 + 52 of IP, TCP and timestamps), 54 without
     (the MTU is mss + 40 then); any other figure is refused with the allowed one."""
-    assert plan(one_flow(stack="linux", header_bytes=66)).mtu == 1052
+    assert plan(one_flow(stack="linux", header_bytes=66)).mtu == 1500
+    assert plan(one_flow(stack="linux", mss=1000, header_bytes=66)).mtu == 1052
     assert plan(one_flow(header_bytes=54)).mtu == 1040
     with pytest.raises(ScenarioError, match=r"tcp\.header_bytes: 52: .* allowed: 66"):
         plan(one_flow(stack="linux", header_bytes=52))

@@ -67,7 +67,18 @@ def all_experiments() -> list[Experiment]:
 
 
 def _load() -> None:
-    from . import bbr_cubic, bbr_vegas, bbr_wlan, code_tcp, fahmy, hasegawa, linux, veno, wlan  # noqa: F401  (registration side effect)
+    from . import (  # noqa: F401  (registration side effect)
+        bbr_cubic,
+        bbr_cubic_kernel,
+        bbr_vegas,
+        bbr_wlan,
+        code_tcp,
+        fahmy,
+        hasegawa,
+        linux,
+        veno,
+        wlan,
+    )
 
 
 __all__ = [

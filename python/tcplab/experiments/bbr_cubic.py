@@ -59,10 +59,16 @@ def buffer_packets(buffer_bdp: float) -> int:
 
 
 def bbr_cubic_scenario(
-    buffer_bdp: float, cubic_flows: int, *, duration: float, measure_from: float, seed: int
+    buffer_bdp: float,
+    cubic_flows: int,
+    *,
+    duration: float,
+    measure_from: float,
+    seed: int,
+    start: float | dict[str, Any] = START,
 ) -> Scenario:
     """BBR (``s0 -> d0``, named ``bbr``) and ``cubic_flows`` CUBIC flows (``cubic<i>``) on
-    the dumbbell, each starting at a random time in the first second."""
+    the dumbbell, each starting at ``start`` (by default a random time in the first second)."""
     sc = Scenario.dumbbell(
         pairs=1 + cubic_flows,
         bottleneck={"rate": RATE_BPS, "delay": BOTTLENECK_DELAY_S, "buffer": buffer_packets(buffer_bdp)},
@@ -73,9 +79,9 @@ def bbr_cubic_scenario(
         sample_interval=0.5,
     )
     sc.set_tcp(stack="linux")
-    sc.add_flow("s0", "d0", cc="bbr", name="bbr", start=START)
+    sc.add_flow("s0", "d0", cc="bbr", name="bbr", start=start)
     for i in range(cubic_flows):
-        sc.add_flow(f"s{i + 1}", f"d{i + 1}", cc="cubic", name=f"cubic{i}", start=START)
+        sc.add_flow(f"s{i + 1}", f"d{i + 1}", cc="cubic", name=f"cubic{i}", start=start)
     return sc
 
 

@@ -30,6 +30,10 @@ NATIVE = {"reno": "reno", "newreno": "reno", "cubic": "cubic"}
 BUILTIN = {"bbr": "bbr"}
 #: ``[tcp] stack`` values the bed reproduces: the kernel's own stack is the Linux profile.
 STACKS = ("linux",)
+#: ``tcp.mss`` when the scenario leaves it out, by ``[tcp] stack``: the simulator's own
+#: defaults (docs/scenario.md; the linux profile's is Linux's 1448 of a 1500-byte MTU, the ns2
+#: profile's NS-2's 1000), so that both sides of a comparison send the same segments.
+DEFAULT_MSS = {"linux": 1448, None: 1000}
 #: Header bytes on the wire besides the payload: IPv4 20 + TCP 20 (+ 12 of timestamps).
 HEADERS = 40
 TIMESTAMP_OPTION = 12
@@ -185,7 +189,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
         raise ScenarioError(
             "tcp.stack", f"{stack!r}: the kernel test bed is the Linux stack; allowed: {', '.join(STACKS)}"
         )
-    mss = int(tcp.get("mss", 1000))
+    mss = int(tcp.get("mss", DEFAULT_MSS[stack]))
     if not 500 <= mss <= 8960:
         raise ScenarioError("tcp.mss", f"{mss} is out of range; allowed: 500 to 8960")
     _check_rwnd(tcp)
