@@ -8,6 +8,7 @@ import pytest
 from tcplab.analysis import ware_bbr_share
 from tcplab.executors import SerialExecutor
 from tcplab.experiments import bbr_cubic as bc
+from tcplab.experiments import bbr_cubic_kernel as bk
 from tcplab.experiments import bbr_vegas as bv
 from tcplab.experiments import bbr_wlan as bw
 from tcplab.experiments import resolve
@@ -15,7 +16,7 @@ from tcplab.experiments.bbr_stack import LINUX_UNDER_BBR, with_bbr_stack
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 
-BEYOND = ["beyond/bbr-vs-cubic", "beyond/bbr-vegas", "beyond/bbr-wlan"]
+BEYOND = ["beyond/bbr-vs-cubic", "beyond/bbr-vs-cubic-kernel", "beyond/bbr-vegas", "beyond/bbr-wlan"]
 
 
 def test_the_beyond_group_names_its_experiments():
@@ -109,6 +110,67 @@ def test_a_share_rising_with_the_buffer_beyond_its_interval_fails_the_trend():
     assert bc.falling_claim(noisy).verdict == "holds"
 
 
+# -- beyond/bbr-vs-cubic-kernel ---------------------------------------------------------------
+
+
+def _sides(kernel, sim, buffers=bk.BUFFERS_BDP, seeds=(1, 2)):
+    """Synthetic share rows: ``kernel(bdp)`` and ``sim(bdp)`` for every seed."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "buffer_bdp": b,
+                "seed": s,
+                "backend": side,
+                "bbr_share": f(b),
+                "total_mbps": 9.5,
+                "bbr_mean_rtt_ms": 60.0,
+            }
+            for b in buffers
+            for s in seeds
+            for side, f in (("kernel", kernel), ("sim", sim))
+        ]
+    )
+
+
+def test_kernel_and_tcplab_missing_the_model_alike_put_the_gap_on_the_model():
+    points = bk.point_table(_sides(lambda b: _model(b) - 0.2, lambda b: _model(b) - 0.17))
+    assert points["kernel_minus_model"].tolist() == pytest.approx([-0.2] * 3)
+    assert [c.verdict for c in (bk.agreement_claim(points), bk.model_gap_claim(points))] == ["holds"] * 2
+    c = bk.kernel_model_claim(points)
+    assert c.verdict == "unexplained" and "median 0.200 over 3 buffers" in c.detail
+
+
+def test_tcplab_off_the_kernel_fails_agreement_and_the_gap_claim_where_it_is():
+    points = bk.point_table(_sides(lambda b: _model(b), lambda b: _model(b) - (0.1 if b == 4 else 0.0)))
+    agreement, gap = bk.agreement_claim(points), bk.model_gap_claim(points)
+    assert agreement.verdict == gap.verdict == "unexplained"
+    assert "4 BDP: kernel" in agreement.detail
+    assert bk.kernel_model_claim(points).verdict == "holds"
+
+
+def test_without_kernel_runs_nothing_is_compared():
+    rows = _sides(lambda b: 0.5, lambda b: 0.5)
+    points = bk.point_table(rows[rows["backend"] == "sim"])
+    verdicts = [
+        c.verdict
+        for c in (bk.agreement_claim(points), bk.model_gap_claim(points), bk.kernel_model_claim(points))
+    ]
+    assert verdicts == ["not evaluated"] * 3
+
+
+def test_kernel_experiment_pairs_every_simulated_run_with_a_native_kernel_run():
+    runs = bk.BbrVsCubicKernel().runs(quick=False)
+    assert len(runs) == 2 * len(bk.BUFFERS_BDP) * len(bk.SEEDS)
+    for sim, kernel in zip(runs[::2], runs[1::2], strict=True):
+        assert (sim.backend, kernel.backend) == ("sim", "kernel-native")
+        assert sim.params | {"backend": "kernel"} == kernel.params
+        flows = sim.scenario.doc["flows"]
+        assert [f["cc"] for f in flows] == ["bbr", "cubic"] and all(f["start"] == 0.0 for f in flows)
+        assert kernel.scenario.doc["tcp"]["stack"] == "linux"
+
+
 def test_scenario_is_wares_path_with_the_buffer_in_packets():
     sc = bc.bbr_cubic_scenario(1, 4, duration=10.0, measure_from=5.0, seed=3)
     doc = sc.doc
@@ -122,7 +184,7 @@ def test_scenario_is_wares_path_with_the_buffer_in_packets():
 
 @pytest.fixture(scope="module")
 def quick_outcomes(tmp_path_factory):
-    exps = resolve(["beyond"])
+    exps = [e for e in resolve(["beyond"]) if not e.on_kernel]  # the bed is tested on its own
     store = ResultStore(tmp_path_factory.mktemp("beyond-store"))
     planned = plan(exps, quick=True)
     execute_plan(planned, store, SerialExecutor(), show_progress=False)
