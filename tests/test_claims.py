@@ -205,3 +205,23 @@ def test_ns2_diff_ablation_rounds_the_vegas_family_or_one_member():
     one.edit(doc)
     assert doc["flows"][1]["cc"] == "code" and one.key != ns2_diff_ablation().key
     assert one.addresses("Vegas-A stays below") and not one.addresses("CODE and Reno")
+
+
+def test_ack_loss_pause_ablation_edits_only_flows_with_the_reaction():
+    from tcplab.experiments.ablation import ack_loss_pause_ablation
+    from tcplab.experiments.wlan import paper as wlan
+    from tcplab.scenario import Scenario
+
+    ab = ack_loss_pause_ablation(claims=("(d)",))
+    doc = {"flows": [{"cc": wlan.cc_spec("reno", ack_loss=True)}, {"cc": wlan.cc_spec("reno")}]}
+    ab.edit(doc)
+    assert doc["flows"][0]["cc"]["ack_loss_reaction"] == {
+        "thresh_ack_losses": 1,
+        "pause_through_recovery": False,
+    }
+    assert doc["flows"][1]["cc"] == wlan.cc_spec("reno")
+    assert ab.addresses("(d) ACK-loss reaction") and not ab.addresses("(b) PIFS")
+    full = Scenario(wlan.wlan_scenario(1, 1, wlan.cc_spec("reno", ack_loss=True), 1.0).doc).doc
+    ab.edit(full)
+    Scenario(full).validate()
+    assert cause(ab.cause).title

@@ -246,6 +246,27 @@ def _without_pifs_backoff(doc: dict[str, Any]) -> None:
         topology["ap_backoff"] = False
 
 
+def ack_loss_pause_ablation(claims: tuple[str, ...]) -> Ablation:
+    """004's ACK-loss reaction paused for one RTT after a data loss, as 004 section III-A
+    says, instead of until loss recovery ends (the engine's default, for NewReno's partial
+    ACKs, which jump by design)."""
+    return Ablation(
+        "ack-loss-pause-one-rtt",
+        "ack-loss-pause",
+        "ack_loss_reaction: pause_through_recovery = false",
+        _ack_loss_pause_one_rtt,
+        claims=claims,
+    )
+
+
+def _ack_loss_pause_one_rtt(doc: dict[str, Any]) -> None:
+    """Only the flows with the ACK-loss reaction change."""
+    for f in doc.get("flows", []):
+        reaction = f["cc"].get("ack_loss_reaction") if isinstance(f.get("cc"), dict) else None
+        if isinstance(reaction, dict):
+            reaction["pause_through_recovery"] = False
+
+
 def vegasplus_window_ablation(quick: bool = False) -> Ablation:
     """Vegas+'s count moved only while the window is unchanged, as 002 section 6 summarises
     003's rule ("count + 1 if rtt > rtt_p and ws = ws_p, count - 1 if rtt < rtt_p and

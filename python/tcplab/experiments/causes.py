@@ -65,6 +65,14 @@ CAUSES: dict[str, Cause] = {
             "004 gives the AP PIFS access but does not say whether it still draws a backoff.",
         ),
         Cause(
+            "ack-loss-pause",
+            "How long 004's ACK-loss reaction pauses after a data loss",
+            "cc = { ..., ack_loss_reaction = { pause_through_recovery = true | false } }",
+            "004 section III-A stops counting lost ACKs for one RTT after a data loss, which covers a "
+            "single-loss Reno recovery; NewReno's partial ACKs in a longer recovery jump by design, so "
+            "the engine pauses until recovery ends by default.",
+        ),
+        Cause(
             "code-rtt",
             "CODE's RTT: the window's minimum or the target packet's",
             'cc = { name = "code", rtt = "min" | "last" }',

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import register
-from ..ablation import pifs_backoff_ablation, stack_ablations
+from ..ablation import ack_loss_pause_ablation, pifs_backoff_ablation, stack_ablations
 from ..base import Outcome
 from ..common import claim
 from .methods import MethodsExperiment
@@ -16,7 +16,11 @@ from .paper import FAIR_JAIN, METHODS, PAPER_METHODS, SETUP, UNFAIR_RATIO
 class Fig10(MethodsExperiment):
     name = "wlan/fig10"
     title = "8 uplink + 8 downlink Reno flows: unmodified, PIFS, split buffer, ACK-loss reaction"
-    ablations = (pifs_backoff_ablation(), *stack_ablations("bytes-growth", "delayed-ack"))
+    ablations = (
+        pifs_backoff_ablation(),
+        *stack_ablations("bytes-growth", "delayed-ack"),
+        ack_loss_pause_ablation(claims=("(d)",)),
+    )
     setup = (
         SETUP + " 8 uplink and 8 downlink Reno flows, stations at 4 m; methods (a)-(d) as fig. 8 (and (b*)). "
         "Full mode also runs every method with delayed ACKs, and (a) with a 100-packet station queue and "

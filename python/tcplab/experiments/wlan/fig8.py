@@ -4,7 +4,7 @@ ACK-loss reaction."""
 from __future__ import annotations
 
 from .. import register
-from ..ablation import stack_ablations
+from ..ablation import ack_loss_pause_ablation, stack_ablations
 from ..base import Outcome
 from ..common import claim, comparison
 from .methods import MethodsExperiment
@@ -15,7 +15,10 @@ from .paper import FAIR_JAIN, FIG8_PUBLISHED, METHODS, PAPER_METHODS, SETUP
 class Fig8(MethodsExperiment):
     name = "wlan/fig8"
     title = "16 uplink Reno flows: unmodified, PIFS, split buffer, ACK-loss reaction"
-    ablations = stack_ablations("bytes-growth", "delayed-ack")
+    ablations = (
+        *stack_ablations("bytes-growth", "delayed-ack"),
+        ack_loss_pause_ablation(claims=("(d)", "four methods")),
+    )
     setup = (
         SETUP + " 16 uplink Reno flows. (a) unmodified; (b) the AP uses PIFS instead of DIFS (ref. [12]; "
         "(b*) also without backoff); (c) AP buffer split into 50 data + 50 ACK packets with advertised "
