@@ -347,3 +347,35 @@ def test_flows_that_start_together_are_compared_by_rank_and_staggered_ones_by_fl
     row = cf.compare_point(staggered, "vegas", k, s)
     assert row["share_check"] == "miss" and row["shares_by"] == "flow"
     assert not cf.exchangeable(cf.matrix()[0], "bbr+cubic"), "one flow each of two algorithms"
+
+
+def test_the_loss_draw_is_taken_out_at_random_loss_points_and_nowhere_else():
+    """A run that drew more losses than the nominal rate gets less through it; moved to the
+    nominal rate by the square-root law the two sides compare the TCP, not the draw. The
+    diagnostic never enters the verdict, and is absent without random loss and for BBR."""
+    loss = next(p for p in cf.matrix() if p.loss == 0.005)
+    sim_meta_flows = dict(data_drops_random_loss=[60], segments_sent=[10000])  # 0.6 %
+    sim = _synthetic([3e6])
+    sim.flows = sim.flows.assign(**sim_meta_flows)
+    kernel = _synthetic([3e6 * (0.6 / 0.45) ** 0.5])
+    kernel.meta = {
+        "backend": "kernel-testbed",
+        "delay_element": {"forwarded_data": 9955, "dropped_random": 45},
+    }
+    k, s = (cf.metrics(r, 10e6, (2.0, 10.0), 1000.0) for r in (kernel, sim))
+    assert (k.random_drop_rate, s.random_drop_rate) == pytest.approx((0.0045, 0.006))
+    row = cf.compare_point(loss, "reno", [k, k], [s, s])
+    assert row["utilisation_check"] == "miss" and row["verdict"] == "miss"
+    assert row["utilisation_at_nominal_loss_kernel"] == pytest.approx(row["utilisation_at_nominal_loss_sim"])
+    assert row["utilisation_at_nominal_loss_diagnostic"] == "pass"
+    assert (row["random_loss_pct_kernel"], row["random_loss_pct_sim"]) == pytest.approx((0.45, 0.6))
+    cell = cf.summary_table(cf.conformance_table([row])).iloc[0]["utilisation at the nominal loss"]
+    assert cell.endswith("pass (loss drawn 0.450 / 0.600 %, runs 2/2)")
+    # Runs without counters (kernel runs before them) are left out; none at all: not evaluated.
+    blind = cf.metrics(_synthetic([3e6]), 10e6, (2.0, 10.0), 1000.0)
+    assert np.isnan(blind.random_drop_rate)
+    row = cf.compare_point(loss, "reno", [blind, blind], [s, s])
+    assert row["utilisation_at_nominal_loss_diagnostic"] == "not evaluated"
+    assert row["loss_counted_runs_kernel"] == 0
+    assert "utilisation_at_nominal_loss_diagnostic" not in cf.compare_point(cf.matrix()[0], "reno", [s], [s])
+    assert "utilisation_at_nominal_loss_diagnostic" not in cf.compare_point(loss, "bbr", [k], [s])
