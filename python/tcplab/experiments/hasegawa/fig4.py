@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 
 from .. import register
+from ..ablation import stack_ablations
 from ..base import Claim, Experiment, Figure, Outcome, Run
 from ..common import claim
 from .measure import (
@@ -42,6 +43,7 @@ class Fig4(Experiment):
         "saturated link; it does not depend on B."
     )
     needs = ("cc:vegas", "queue:red_const")
+    ablations = stack_ablations("delayed-ack")
     probabilities = {RED_30.label: 1 / 30, RED_10.label: 1 / 10}
 
     def runs(self, quick: bool) -> list[Run]:
