@@ -269,13 +269,23 @@ def test_a_receive_window_that_could_limit_is_refused(rwnd):
     assert plan(one_flow(rwnd=100000)).mss == 1000
 
 
-@pytest.mark.parametrize("key", ["rwnd_autotune", "rwnd_growth_ack"])
+@pytest.mark.parametrize("key", ["rwnd_autotune", "rwnd_growth_ack", "push_ack"])
 def test_the_kernels_own_receiver_rules_cannot_be_turned_off(key):
-    """The kernel always autotunes its window and ACKs a segment that widens it at once:
-    true (or leaving the key out) is what the bed does, false is refused naming the key."""
+    """The kernel always autotunes its window, ACKs a segment that widens it at once and a
+    full-sized one with PSH: true (or leaving the key out) is what the bed does, false is
+    refused naming the key."""
     assert plan(one_flow(**{key: True})).mss == 1000
     with pytest.raises(ScenarioError, match=rf"tcp\.{key}: False: the kernel always .* allowed: true"):
         plan(one_flow(**{key: False}))
+
+
+@pytest.mark.parametrize("value", ["none", True, 1])
+def test_the_kernels_bulk_writer_always_pushes_at_the_end_of_a_write(value):
+    """The bed's sender ends each write with PSH: app_push "burst" (or left out) is what it
+    does, anything else is refused naming the key and the allowed value."""
+    assert plan(one_flow(app_push="burst")).mss == 1000
+    with pytest.raises(ScenarioError, match=r"tcp\.app_push: .*the kernel always .* allowed: 'burst'"):
+        plan(one_flow(app_push=value))
 
 
 @pytest.mark.parametrize("stack", ["linux", None])

@@ -50,6 +50,16 @@ TCP_KEYS = {
     "rwnd": f"only >= {RWND_UNLIMITED} (never limits); a limiting window cannot be held on Linux",
     "rwnd_autotune": "only true: the kernel's own receive-buffer autotuning",
     "rwnd_growth_ack": "only true: the kernel ACKs a segment that widens its window at once",
+    "push_ack": "only true: the kernel ACKs a full-sized segment with PSH at once",
+    "app_push": "only 'burst': the kernel ends each of the bulk writer's writes with PSH",
+}
+#: What the bed's kernel always does, by key: the one value it accepts (or the key left
+#: out) and why, for the refusal of any other.
+FIXED_BEHAVIOUR = {
+    "rwnd_autotune": (True, "always autotunes its receive buffer"),
+    "rwnd_growth_ack": (True, "always ACKs a segment that widens its window at once"),
+    "push_ack": (True, "always ACKs a full-sized segment with PSH at once (Linux >= 6.6)"),
+    "app_push": ("burst", "always ends each of the bulk writer's writes with PSH"),
 }
 
 _UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9}
@@ -193,13 +203,12 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     if not 500 <= mss <= 8960:
         raise ScenarioError("tcp.mss", f"{mss} is out of range; allowed: 500 to 8960")
     _check_rwnd(tcp)
-    for key, what in (
-        ("rwnd_autotune", "always autotunes its receive buffer"),
-        ("rwnd_growth_ack", "always ACKs a segment that widens its window at once"),
-    ):
-        if tcp.get(key, True) is not True:
+    for key, (value, what) in FIXED_BEHAVIOUR.items():
+        given = tcp.get(key, value)
+        if type(given) is not type(value) or given != value:
+            allowed = "true" if value is True else repr(value)
             raise ScenarioError(
-                f"tcp.{key}", f"{tcp[key]!r}: the kernel {what}; allowed: true, or leave it out"
+                f"tcp.{key}", f"{given!r}: the kernel {what}; allowed: {allowed}, or leave it out"
             )
     p = TestbedPlan(
         duration=duration,

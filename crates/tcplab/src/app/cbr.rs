@@ -80,7 +80,7 @@ impl CbrSource {
             size: self.size,
             payload: self.size.saturating_sub(UDP_HEADER_BYTES),
             stamp: now,
-            retransmit: false,
+            flags: 0,
             rwnd: 0,
         };
         self.next_seq = self.next_seq.wrapping_add(1);

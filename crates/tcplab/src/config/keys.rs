@@ -166,6 +166,7 @@ pub fn schema() -> Vec<SchemaTable> {
                 ("window_growth", names::<WindowGrowth>()),
                 ("rto_estimator", names::<RtoEstimatorKind>()),
                 ("partial_ack_timer", names::<PartialAckTimer>()),
+                ("app_push", names::<AppPush>()),
             ],
         ),
         table::<FlowSpec>("flows[]", &[("kind", names::<FlowKind>())]),

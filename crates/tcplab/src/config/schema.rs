@@ -365,6 +365,18 @@ pub struct TcpOptions {
     /// `icsk_ack.quick |= 1`; default: ns2 off, linux on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwnd_growth_ack: Option<bool>,
+    /// With `delayed_ack`: acknowledge at once an in-order, full-sized segment that
+    /// carries PSH (Linux >= 6.6 `tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, and
+    /// `tcp_cleanup_rbuf` ACKs once the application has read everything; default: ns2
+    /// off, linux on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push_ack: Option<bool>,
+    /// Which segments a bulk sender marks with PSH: "burst" (the last new segment of
+    /// every ACK-triggered burst of two or more, and the last of a finite transfer: a
+    /// writer blocked on a full send buffer; default for linux) or "none" (default for
+    /// ns2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_push: Option<AppPush>,
     /// Initial congestion window, packets (default 2, RFC 5681 section 3.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_cwnd: Option<f64>,
@@ -479,6 +491,20 @@ pub enum WindowGrowth {
     Bytes,
 }
 
+/// Which segments the sending application's writes end with PSH.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AppPush {
+    /// None (NS-2's agents have no PSH).
+    None,
+    /// A bulk writer blocked on a full send buffer: every ACK frees room, the writer
+    /// writes what it freed and Linux's `tcp_sendmsg` ends the write with `tcp_push`, so
+    /// the last new segment of each ACK-triggered burst of two or more carries PSH (a
+    /// single segment is a piece of a write cut by cwnd). The end of a finite transfer
+    /// carries PSH too.
+    Burst,
+}
+
 /// Which retransmission-timeout estimator the sender runs.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -507,6 +533,8 @@ impl TcpOptions {
             rwnd: self.rwnd.or(defaults.rwnd),
             rwnd_autotune: self.rwnd_autotune.or(defaults.rwnd_autotune),
             rwnd_growth_ack: self.rwnd_growth_ack.or(defaults.rwnd_growth_ack),
+            push_ack: self.push_ack.or(defaults.push_ack),
+            app_push: self.app_push.or(defaults.app_push),
             initial_cwnd: self.initial_cwnd.or(defaults.initial_cwnd),
             initial_ssthresh: self.initial_ssthresh.or(defaults.initial_ssthresh),
             delayed_ack: self.delayed_ack.or(defaults.delayed_ack),

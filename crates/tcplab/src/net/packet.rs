@@ -57,8 +57,9 @@ pub struct Packet {
     pub payload: u32,
     /// When the sender sent this transmission (data) or the echoed send time (ack).
     pub stamp: Time,
-    /// Data: this transmission is a retransmission.
-    pub retransmit: bool,
+    /// Data: [`Packet::RETRANSMIT`] and [`Packet::PUSH`] (one byte, so the packet stays
+    /// 48 bytes).
+    pub flags: u8,
     /// Ack: the receiver's advertised window, in packets.
     pub rwnd: u32,
 }
@@ -66,6 +67,11 @@ pub struct Packet {
 const _: () = assert!(std::mem::size_of::<Packet>() == 48);
 
 impl Packet {
+    /// Data: this transmission is a retransmission.
+    pub const RETRANSMIT: u8 = 1;
+    /// Data: the segment carries TCP's PSH flag, the end of an application write.
+    pub const PUSH: u8 = 2;
+
     pub fn is_data(&self) -> bool {
         self.kind == PacketKind::Data
     }
@@ -77,6 +83,14 @@ impl Packet {
         } else {
             self.payload
         }
+    }
+
+    pub fn retransmit(&self) -> bool {
+        self.flags & Packet::RETRANSMIT != 0
+    }
+
+    pub fn push(&self) -> bool {
+        self.flags & Packet::PUSH != 0
     }
 
     /// An ACK's number in its receiver's option log (0: no options).

@@ -108,7 +108,7 @@ pub(crate) mod tests {
             size,
             payload: size,
             stamp: Time::ZERO,
-            retransmit: false,
+            flags: 0,
             rwnd: 0,
         }
     }

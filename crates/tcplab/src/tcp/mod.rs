@@ -19,7 +19,7 @@ pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
 use crate::cc::Recovery;
-use crate::config::{RtoEstimatorKind, Stack, TcpOptions, WindowGrowth};
+use crate::config::{AppPush, RtoEstimatorKind, Stack, TcpOptions, WindowGrowth};
 use crate::sim::Time;
 
 /// TCP options with every default filled in from the flow's stack profile.
@@ -34,6 +34,11 @@ pub struct TcpConfig {
     /// An in-order segment that finds room to widen the window is ACKed at once
     /// (`receiver.rs`, Linux `tcp_grow_window`).
     pub rwnd_growth_ack: bool,
+    /// A full-sized in-order segment with PSH is ACKed at once (`receiver.rs`, Linux
+    /// `ICSK_ACK_PUSHED`).
+    pub push_ack: bool,
+    /// Which new segments the sender marks with PSH (`sender.rs`).
+    pub app_push: AppPush,
     pub initial_cwnd: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
@@ -83,6 +88,8 @@ struct Profile {
     pacing_quantum: u32,
     rwnd_autotune: bool,
     rwnd_growth_ack: bool,
+    push_ack: bool,
+    app_push: AppPush,
 }
 
 impl Profile {
@@ -106,6 +113,8 @@ impl Profile {
                 pacing_quantum: 1,
                 rwnd_autotune: false,
                 rwnd_growth_ack: false,
+                push_ack: false,
+                app_push: AppPush::None,
             },
             // Linux 6.x: MSS 1448 (1500-byte MTU less 52 bytes of IP, TCP and timestamp
             // option), IW10 (RFC 6928, TCP_INIT_CWND), delayed ACKs with TCP_ATO_MIN 40 ms
@@ -115,7 +124,9 @@ impl Profile {
             // segments acknowledged, and Linux's RTO estimator. A paced flow sends two
             // segments back to back, the smallest GSO burst (`tcp_min_tso_segs`). The
             // receiver's window opens at 64 KB and grows (`tcp_rmem`, `tcp_moderate_rcvbuf`),
-            // and a segment that widens it is ACKed at once (`tcp_grow_window`).
+            // and a segment that widens it is ACKed at once (`tcp_grow_window`). A
+            // full-sized segment with PSH is ACKed at once (Linux >= 6.6), and the bulk
+            // application's writes end with PSH as a writer blocked on a full send buffer's.
             Stack::Linux => Profile {
                 mss: 1448,
                 header_bytes: 52,
@@ -131,6 +142,8 @@ impl Profile {
                 pacing_quantum: 2,
                 rwnd_autotune: true,
                 rwnd_growth_ack: true,
+                push_ack: true,
+                app_push: AppPush::Burst,
             },
         }
     }
@@ -157,6 +170,8 @@ impl TcpConfig {
             rwnd: o.rwnd.unwrap_or(100_000),
             rwnd_autotune: o.rwnd_autotune.unwrap_or(p.rwnd_autotune),
             rwnd_growth_ack: o.rwnd_growth_ack.unwrap_or(p.rwnd_growth_ack),
+            push_ack: o.push_ack.unwrap_or(p.push_ack),
+            app_push: o.app_push.unwrap_or(p.app_push),
             initial_cwnd: o.initial_cwnd.unwrap_or(p.initial_cwnd),
             initial_ssthresh: o.initial_ssthresh.unwrap_or(1e9),
             delayed_ack: o.delayed_ack.unwrap_or(p.delayed_ack),
@@ -206,7 +221,7 @@ pub(crate) mod test_support {
             size: 40,
             payload: 0,
             stamp,
-            retransmit: false,
+            flags: 0,
             rwnd: 1000,
         }
     }

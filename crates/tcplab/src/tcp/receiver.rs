@@ -29,6 +29,8 @@ pub struct TcpReceiver {
     autotune: Option<ReceiveWindow>,
     /// ACK at once a segment that finds room to widen the window (`rwnd_growth_ack`).
     growth_ack: bool,
+    /// ACK at once a full-sized in-order segment with PSH (`push_ack`).
+    push_ack: bool,
     header_bytes: u32,
     delayed_ack: bool,
     delack_timeout: Time,
@@ -86,6 +88,7 @@ impl TcpReceiver {
                 .map_or(cfg.rwnd, ReceiveWindow::window_segments),
             autotune,
             growth_ack: cfg.rwnd_growth_ack,
+            push_ack: cfg.push_ack,
             header_bytes: cfg.header_bytes,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
@@ -192,7 +195,7 @@ impl TcpReceiver {
             // quick-ack mode (Linux `tcp_in_quickack_mode`).
             if self.delayed_ack && !had_gap && self.ooo.is_empty() && self.quick == 0 {
                 self.unacked_in_order += 1;
-                if self.unacked_in_order >= 2 {
+                if self.unacked_in_order >= 2 || self.pushed(pkt) {
                     self.send_ack(now);
                 } else if let Some(at) = self.delack.set(now + self.delack_timeout) {
                     self.timer_request = Some(at);
@@ -223,6 +226,16 @@ impl TcpReceiver {
             self.note_duplicate(seq);
             self.send_ack(now);
         }
+    }
+
+    /// Whether an in-order segment that could wait for a delayed ACK is ACKed at once for
+    /// its PSH flag. Linux (>= 6.6, commit 4720852ed9af) marks a full-sized segment with
+    /// PSH as pushed (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`), and `tcp_cleanup_rbuf`
+    /// sends the ACK as soon as the application has read all received data. Only called
+    /// with no out-of-order data queued: the reader, always ready here, has then read
+    /// everything.
+    fn pushed(&self, pkt: &Packet) -> bool {
+        self.push_ack && pkt.push() && pkt.payload >= self.mss
     }
 
     /// A segment arrived twice: report it in a D-SACK block (RFC 2883) and acknowledge
@@ -260,7 +273,7 @@ impl TcpReceiver {
             size: (self.header_bytes + option_bytes).max(1),
             payload: id,
             stamp: self.echo,
-            retransmit: false,
+            flags: 0,
             rwnd: self.rwnd,
         });
     }
@@ -296,7 +309,7 @@ mod tests {
             size: 1040,
             payload: 1000,
             stamp: Time::ZERO,
-            retransmit: false,
+            flags: 0,
             rwnd: 0,
         }
     }
@@ -342,6 +355,66 @@ mod tests {
             .unwrap_or(Time(3) + cfg.delack_timeout);
         r.on_timer(next, next);
         assert_eq!(acks(&mut r), vec![3]);
+    }
+
+    /// A delayed-ACK receiver with `push_ack` as given: which of `segments` (payload,
+    /// PSH), arriving in order 1 ns apart, triggered an ACK at once.
+    fn acked_at_once(push_ack: bool, segments: &[(u32, bool)]) -> Vec<bool> {
+        let cfg = TcpConfig {
+            delayed_ack: true,
+            push_ack,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(0, 1, 0, &cfg, None);
+        let mut seq = 0;
+        segments
+            .iter()
+            .map(|&(payload, push)| {
+                let pkt = Packet {
+                    payload,
+                    flags: if push { Packet::PUSH } else { 0 },
+                    ..data(seq)
+                };
+                seq += 1;
+                r.on_data(Time(u64::from(seq)), &pkt);
+                !r.outbox.drain(..).collect::<Vec<_>>().is_empty()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_full_sized_segment_with_psh_is_acked_at_once_with_push_ack() {
+        // Alone, it is ACKed at once; the next segment starts a new pair.
+        let pushed = [(1000, true), (1000, false), (1000, false)];
+        assert_eq!(acked_at_once(true, &pushed), [true, false, true]);
+        // Without PSH, or with push_ack off, it waits for a second segment.
+        let plain = [(1000, false), (1000, false)];
+        assert_eq!(acked_at_once(true, &plain), [false, true]);
+        assert_eq!(acked_at_once(false, &pushed), [false, true, false]);
+        // A short segment with PSH waits too (Linux's rule is for full-sized segments).
+        assert_eq!(
+            acked_at_once(true, &[(500, true), (1000, false)]),
+            [false, true]
+        );
+    }
+
+    #[test]
+    fn a_psh_segment_left_waiting_is_acked_by_the_timer() {
+        let cfg = TcpConfig {
+            delayed_ack: true,
+            push_ack: false,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(0, 1, 0, &cfg, None);
+        let pkt = Packet {
+            flags: Packet::PUSH,
+            ..data(0)
+        };
+        r.on_data(Time(1), &pkt);
+        assert!(r.outbox.is_empty());
+        let at = r.take_timer_request().expect("the delayed-ACK timer");
+        r.on_timer(at, at);
+        assert_eq!(acks(&mut r), vec![1]);
     }
 
     /// A Linux receiver (1000-byte segments, window at most `rwnd` segments) fed `n`

@@ -698,7 +698,10 @@ mod tests {
     }
 
     fn sent(s: &mut TcpSender) -> Vec<(u32, bool)> {
-        s.outbox.drain(..).map(|p| (p.seq, p.retransmit)).collect()
+        s.outbox
+            .drain(..)
+            .map(|p| (p.seq, p.retransmit()))
+            .collect()
     }
 
     /// One segment lost of a window: RACK marks it once three segments sent at the same

@@ -17,6 +17,10 @@ pub const SACKED: u8 = 2;
 pub const LOST: u8 = 4;
 /// A retransmission of it is in flight (Linux `TCPCB_SACKED_RETRANS`).
 pub const RETRANS: u8 = 8;
+/// It carries PSH (its retransmissions do too, as Linux's skb keeps its flags).
+pub const PUSHED: u8 = 16;
+/// What a segment keeps when SACKs or a timeout reset its state.
+const KEPT: u8 = EVER_RETRANS | PUSHED;
 
 #[derive(Clone, Copy, Debug)]
 pub struct SegInfo {
@@ -99,6 +103,13 @@ impl Scoreboard {
         });
     }
 
+    /// Marks the outstanding segment `seq` as carrying PSH.
+    pub fn mark_pushed(&mut self, seq: u32) {
+        if let Some(s) = self.get_mut(seq) {
+            s.flags |= PUSHED;
+        }
+    }
+
     /// A retransmission of `seq`, sent now.
     pub fn retransmitted(&mut self, seq: u32, now: Time) {
         let mut in_flight_again = false;
@@ -119,7 +130,7 @@ impl Scoreboard {
             return None;
         }
         let before = *s;
-        s.flags = (s.flags & EVER_RETRANS) | SACKED;
+        s.flags = (s.flags & KEPT) | SACKED;
         self.sacked += 1;
         if before.has(LOST) {
             self.lost -= 1;
@@ -162,7 +173,7 @@ impl Scoreboard {
                 continue;
             }
             marked += u32::from(!s.has(LOST) || s.has(RETRANS));
-            s.flags = (s.flags & EVER_RETRANS) | LOST;
+            s.flags = (s.flags & KEPT) | LOST;
         }
         if !keep_sacked {
             self.sacked = 0;

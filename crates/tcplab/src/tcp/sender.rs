@@ -12,14 +12,14 @@ use super::pacing::{self, Pacer};
 use super::rack::Rack;
 use super::rate::RateEstimator;
 use super::sack::AckOptions;
-use super::scoreboard::{Scoreboard, EVER_RETRANS};
+use super::scoreboard::{Scoreboard, EVER_RETRANS, PUSHED};
 use super::timer::{Fired, LazyTimer};
 use super::TcpConfig;
 use crate::cc::{
     AckEvent, AckSample, CaEvent, CaState, CcState, CongestionControl, LossInfo, LossKind, LossTag,
     ProbePoint, RateSample, Recovery, RetransmitProbe,
 };
-use crate::config::{PartialAckTimer, WindowGrowth};
+use crate::config::{AppPush, PartialAckTimer, WindowGrowth};
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
 use crate::rto::RtoEstimator;
 use crate::sim::Time;
@@ -339,13 +339,21 @@ impl TcpSender {
         if let Some(r) = &mut self.rate {
             r.on_send(seq, now, retransmit, self.sb.is_empty());
         }
-        if retransmit {
+        let flags = if retransmit {
             self.sb.retransmitted(seq, now);
             self.stats.retransmissions += 1;
+            let pushed = self.sb.get(seq).is_some_and(|s| s.has(PUSHED));
+            Packet::RETRANSMIT | if pushed { Packet::PUSH } else { 0 }
         } else {
             self.sb.push(now);
             self.snd_max = seq + 1;
-        }
+            if self.ends_the_application_data(seq) {
+                self.sb.mark_pushed(seq);
+                Packet::PUSH
+            } else {
+                0
+            }
+        };
         let payload = if seq + 1 == self.app_limit && self.total_segments().is_some() {
             self.last_payload
         } else {
@@ -368,7 +376,7 @@ impl TcpSender {
             size: payload + self.cfg.header_bytes,
             payload,
             stamp: now,
-            retransmit,
+            flags,
             rwnd: 0,
         });
         if !self.timer.is_armed() {
@@ -584,8 +592,40 @@ impl TcpSender {
         prefetch_addr(self.outbox.as_ptr() as *const u8);
     }
 
+    /// The new segment `seq` is the last of a finite transfer, whose application's last
+    /// write ends with PSH (`app_push = "burst"`).
+    fn ends_the_application_data(&self, seq: u32) -> bool {
+        self.cfg.app_push == AppPush::Burst && self.total_segments() == Some(seq + 1)
+    }
+
+    /// `app_push = "burst"`: marks with PSH the last new segment that the ACK just
+    /// handled sent, if it sent two or more (the outbox holds them from `from` on). This
+    /// models a bulk writer blocked on a full send buffer (the test bed's): each ACK frees
+    /// room, the writer writes what it freed and Linux's `tcp_sendmsg` ends the write with
+    /// `tcp_push`, which marks its last segment; the write leaves at once as one burst.
+    /// A single segment is a piece of a write that cwnd cut, and carries none.
+    fn push_at_burst_end(&mut self, from: usize) {
+        if self.cfg.app_push != AppPush::Burst {
+            return;
+        }
+        let mut fresh = self.outbox[from..]
+            .iter_mut()
+            .rev()
+            .filter(|p| p.is_data() && !p.retransmit());
+        if let (Some(last), Some(_)) = (fresh.next(), fresh.next()) {
+            last.flags |= Packet::PUSH;
+            self.sb.mark_pushed(last.seq);
+        }
+    }
+
     /// Processes an ACK from the receiver, with its SACK option if it carries one.
     pub fn on_ack(&mut self, now: Time, pkt: &Packet, options: Option<&AckOptions>) {
+        let sent_before = self.outbox.len();
+        self.handle_ack(now, pkt, options);
+        self.push_at_burst_end(sent_before);
+    }
+
+    fn handle_ack(&mut self, now: Time, pkt: &Packet, options: Option<&AckOptions>) {
         self.event_sends = 0;
         self.stats.acks_received += 1;
         self.st.rwnd = pkt.rwnd.max(1);
@@ -1004,5 +1044,70 @@ mod tests {
         s.on_timer(due, ms(400));
         assert_eq!(s.stats.timeouts, 0);
         assert_eq!(s.take_timer_request(), Some(ms(602)));
+    }
+
+    /// A Reno sender (1000-byte segments) that marks PSH as `app_push` says, started at
+    /// time 0 with 4 segments of window and `total` bytes to send (None: bulk); its first
+    /// window's (seq, PSH) in the second element.
+    fn pushing_sender(
+        app_push: AppPush,
+        initial_ssthresh: f64,
+        total: Option<u64>,
+    ) -> (TcpSender, Vec<(u32, bool)>) {
+        let cfg = TcpConfig {
+            initial_cwnd: 4.0,
+            initial_ssthresh,
+            app_push,
+            ..TcpConfig::default()
+        };
+        let cc = Box::new(Reno::new(Recovery::Reno));
+        let mut s = TcpSender::new(0, 0, 1, &cfg, cc, Recovery::Reno, total);
+        s.start(Time::ZERO);
+        let first = sent(&mut s);
+        (s, first)
+    }
+
+    /// The segments sent since the last call: (seq, PSH).
+    fn sent(s: &mut TcpSender) -> Vec<(u32, bool)> {
+        s.outbox.drain(..).map(|p| (p.seq, p.push())).collect()
+    }
+
+    #[test]
+    fn an_ack_triggered_burst_ends_with_psh_and_a_single_segment_carries_none() {
+        // Slow start (per-ACK growth): each ACK of one segment sends two new ones.
+        let (mut s, first) = pushing_sender(AppPush::Burst, 1e9, None);
+        assert_eq!(first, [(0, false), (1, false), (2, false), (3, false)]);
+        s.on_ack(ms(100), &ack(1), None);
+        assert_eq!(sent(&mut s), [(4, false), (5, true)]);
+        // Congestion avoidance (cwnd 4 > ssthresh 2): an ACK of one sends one.
+        let (mut s, _) = pushing_sender(AppPush::Burst, 2.0, None);
+        s.on_ack(ms(100), &ack(1), None);
+        assert_eq!(sent(&mut s), [(4, false)]);
+        // "none": no PSH at all.
+        let (mut s, _) = pushing_sender(AppPush::None, 1e9, None);
+        s.on_ack(ms(100), &ack(1), None);
+        assert_eq!(sent(&mut s), [(4, false), (5, false)]);
+    }
+
+    #[test]
+    fn a_retransmission_keeps_its_psh_and_a_transfer_ends_with_one() {
+        let (mut s, _) = pushing_sender(AppPush::Burst, 1e9, None);
+        s.on_ack(ms(100), &ack(1), None);
+        assert_eq!(sent(&mut s), [(4, false), (5, true)]);
+        // A timeout resends everything outstanding (go-back-N), each with its own flag.
+        let due = s.take_timer_request().expect("the retransmission timer");
+        s.on_timer(due, due);
+        assert_eq!(s.stats.timeouts, 1);
+        for n in 2..5 {
+            s.on_ack(due + ms(100 + u64::from(n)), &ack(n), None);
+        }
+        let resent: Vec<_> = sent(&mut s).into_iter().filter(|&(q, _)| q <= 5).collect();
+        assert!(resent.contains(&(5, true)), "{resent:?}");
+        assert!(resent.iter().all(|&(q, p)| p == (q == 5)), "{resent:?}");
+        // A finite transfer: its last segment ends the application's data.
+        let (_, first) = pushing_sender(AppPush::Burst, 1e9, Some(2500));
+        assert_eq!(first, [(0, false), (1, false), (2, true)]);
+        let (_, first) = pushing_sender(AppPush::None, 1e9, Some(2500));
+        assert_eq!(first, [(0, false), (1, false), (2, false)]);
     }
 }

@@ -77,7 +77,7 @@ impl Harness {
             size,
             payload: size,
             stamp: self.now,
-            retransmit: false,
+            flags: 0,
             rwnd: 0,
         }
     }

@@ -379,7 +379,7 @@ impl World {
             ack,
             link,
             cause,
-            p.retransmit,
+            p.retransmit(),
             p.size,
         );
         self.series.after_event();

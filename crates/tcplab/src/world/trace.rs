@@ -12,7 +12,7 @@ use super::{RunError, World};
 use crate::config::{PcapResolution, PcapSpec, TapPoint};
 use crate::net::{LinkId, Packet, PacketKind};
 use crate::record::pcap::{
-    node_ip, node_mac, tcp_frame, udp_frame, Addresses, PcapWriter, TcpFields, TCP_ACK,
+    node_ip, node_mac, tcp_frame, udp_frame, Addresses, PcapWriter, TcpFields, TCP_ACK, TCP_PSH,
 };
 use crate::record::TraceRecord;
 use crate::sim::Time;
@@ -127,7 +127,7 @@ impl Traces {
                     .wrapping_add(1)
                     .wrapping_add((p.seq as u64 * f.mss) as u32),
                 ack: f.isn_receiver.wrapping_add(1),
-                flags: TCP_ACK,
+                flags: if p.push() { TCP_ACK | TCP_PSH } else { TCP_ACK },
                 window: u16::MAX,
             },
             PacketKind::Ack => {
