@@ -379,3 +379,55 @@ def test_the_loss_draw_is_taken_out_at_random_loss_points_and_nowhere_else():
     assert row["loss_counted_runs_kernel"] == 0
     assert "utilisation_at_nominal_loss_diagnostic" not in cf.compare_point(cf.matrix()[0], "reno", [s], [s])
     assert "utilisation_at_nominal_loss_diagnostic" not in cf.compare_point(loss, "bbr", [k], [s])
+
+
+def test_random_loss_points_draw_the_beds_loss_sequence_on_both_sides():
+    """Common random numbers: the simulator's bottleneck draws drand48 with the bed's seed,
+    skipping the handshake frames' draws, and so loses the packets the bed's delay element
+    loses; the bed's own document keeps only what the bed reads (keys unchanged)."""
+    from tcplab.runner import run
+
+    loss = next(p for p in cf.matrix() if p.loss == 0.005)
+    sim = cf.scenario(loss, "reno", seed=2)
+    assert sim.doc["topology"]["bottleneck"]["loss"] == {
+        "model": "bernoulli",
+        "p": 0.005,
+        "applies_to": "data",
+        "stream": "drand48",
+        "skip": 2,
+    }
+    pair = cf.scenario(loss, "bbr+cubic").doc["topology"]["bottleneck"]["loss"]
+    assert pair["skip"] == 4
+    kernel = cf.kernel_scenario(sim).doc["topology"]["bottleneck"]["loss"]
+    assert kernel == {"model": "bernoulli", "p": 0.005, "applies_to": "data"}
+    assert "stream" not in cf.scenario(loss, "reno", sim_stack=None).doc["topology"]["bottleneck"]["loss"]
+    plan(cf.scenario(loss, "reno", jitter=None))  # the bed accepts the loss draws as they are
+
+    # The drops are drand48's (seed 2, after two draws) below p, packet by packet.
+    a, m = 0x5DEECE66D, 1 << 48
+    x, below = ((2 << 16) | 0x330E), []
+    for _ in range(2 + 30000):
+        x = (a * x + 0xB) % m
+        below.append(x / m < 0.005)
+    res = run(sim)
+    drawn = int(res.links.set_index("name").loc["r0->r1", "packets_sent"])  # transmitted there
+    drops = int(res.flows["data_drops_random_loss"].iloc[0])
+    assert drops > 0
+    # (a transmission still under way at the end has drawn but is not counted as sent)
+    assert drops in (sum(below[2 : 2 + drawn]), sum(below[2 : 2 + drawn + 1]))
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("stream", "engine", r"loss\.stream: 'engine': the bed's delay element draws drand48"),
+        ("skip", 5, r"loss\.skip: 5: .* allowed: 2 \(1 connections\)"),
+        ("seed", 3, r"loss\.seed: .*not supported"),
+    ],
+)
+def test_the_bed_refuses_loss_draws_it_does_not_make(key, value, message):
+    loss = next(p for p in cf.matrix() if p.loss == 0.005)
+    sim = cf.scenario(loss, "reno", jitter=None)
+    sim.doc["topology"]["bottleneck"]["loss"][key] = value
+    with pytest.raises(ScenarioError, match=message):
+        plan(sim)
