@@ -4,6 +4,7 @@ normalisation of the figures and the tolerance checks (tests/test_kernel.py runs
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -431,3 +432,34 @@ def test_the_bed_refuses_loss_draws_it_does_not_make(key, value, message):
     sim.doc["topology"]["bottleneck"]["loss"][key] = value
     with pytest.raises(ScenarioError, match=message):
         plan(sim)
+
+
+def test_runs_that_share_their_loss_draws_are_compared_seed_by_seed():
+    """Paired by seed, a steady difference well inside the tolerance passes although the
+    seeds spread each side by more than the tolerance; unpaired (Welch) it stays undecided."""
+    from tcplab.testbed import equivalence as eq
+
+    kernel = [0.30, 0.36, 0.42]
+    sim = [0.301, 0.362, 0.421]
+    assert eq.decide(kernel, sim, 0.008) == "undecided"
+    assert eq.decide_paired(kernel, sim, 0.008) == "pass"
+    assert eq.decide_paired(kernel, [x + 0.02 for x in kernel], 0.008) == "miss"
+    assert eq.decide_paired(kernel, sim[:2], 0.008) == "not evaluated", "pairs one to one or none"
+
+    loss = next(p for p in cf.matrix() if p.loss == 0.005)
+
+    def run(u, seed):
+        f = cf.metrics(_synthetic([u * 10e6 * 1000 / 1066]), 10e6, (2.0, 10.0), 1000.0)
+        return replace(f, seed=seed)
+
+    k = [run(u, s) for u, s in zip(kernel, (1, 2, 3), strict=True)]
+    s = [run(u, s) for u, s in zip(sim, (3, 1, 2), strict=True)]  # another order: paired by seed
+    row = cf.compare_point(loss, "reno", k, s, paired=True)
+    assert row["utilisation_check"] == "undecided", "paired by seed, not by position: the pairs differ"
+    s = [run(u, seed) for u, seed in zip(sim, (1, 2, 3), strict=True)]
+    row = cf.compare_point(loss, "reno", k, s, paired=True)
+    assert (row["compared"], row["utilisation_check"]) == ("by seed", "pass")
+    assert cf.compare_point(loss, "reno", k, s)["compared"] == "by means"
+    assert cf.summary_table(cf.conformance_table([row])).iloc[0]["runs"] == "3/3 by seed"
+    one = cf.compare_point(loss, "reno", k[:1], s[:1], paired=True)
+    assert one["compared"] == "by means", "a single pair has no spread to pair"

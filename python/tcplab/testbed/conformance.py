@@ -255,6 +255,9 @@ class Figures:
     #: The share of data frames the path's random loss really dropped over the run (the
     #: bed's delay element counts them; the simulator's flows do): NaN where not counted.
     random_drop_rate: float = float("nan")
+    #: The run's seed (``meta["seed"]``): at a random-loss point it sets both sides' loss
+    #: draws, which pairs a kernel run with the simulated run of the same seed.
+    seed: int | None = None
 
 
 def random_drop_rate(result: Result) -> float:
@@ -321,6 +324,7 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
         shares=[g / total for g in goodputs] if len(goodputs) > 1 and total > 0 else [],
         segment=segment,
         random_drop_rate=random_drop_rate(result),
+        seed=result.meta.get("seed"),
     )
 
 
@@ -418,14 +422,33 @@ def spread(runs: list[Figures], name: str) -> float:
     return float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
 
 
+def by_seed(kernel_runs: list[Figures], sim_runs: list[Figures]) -> tuple[list[Figures], list[Figures]]:
+    """The runs of the seeds both sides have, each side in seed order (for paired checks);
+    empty when a run lacks its seed."""
+    if any(f.seed is None for f in (*kernel_runs, *sim_runs)):
+        return [], []
+    k, s = {f.seed: f for f in kernel_runs}, {f.seed: f for f in sim_runs}
+    common = sorted(set(k) & set(s))
+    return [k[x] for x in common], [s[x] for x in common]
+
+
 def compare_point(
-    point: Point, algo: str, kernel: list[Figures] | Figures, sim: list[Figures] | Figures
+    point: Point,
+    algo: str,
+    kernel: list[Figures] | Figures,
+    sim: list[Figures] | Figures,
+    paired: bool = False,
 ) -> dict[str, Any]:
     """One row of the conformance table: both back ends' mean figures over their runs, the
     spread of each over the runs, and each check's verdict (``equivalence.decide``: the
-    difference of the means and its confidence interval against the tolerance)."""
+    difference of the means and its confidence interval against the tolerance). ``paired``:
+    the two sides' runs of one seed share their random draws (``bed_loss_draws``), so the
+    checks compare them seed by seed (``equivalence.decide_paired``) when at least two
+    seeds have a run on both sides."""
     kernel_runs = kernel if isinstance(kernel, list) else [kernel]
     sim_runs = sim if isinstance(sim, list) else [sim]
+    pairs = by_seed(kernel_runs, sim_runs) if paired else ([], [])
+    paired = len(pairs[0]) >= 2
     if exchangeable(point, algo):
         kernel_runs, sim_runs = by_rank(kernel_runs), by_rank(sim_runs)
     k_mean, s_mean = mean_figures(kernel_runs), mean_figures(sim_runs)
@@ -446,9 +469,10 @@ def compare_point(
             row[f"{name}{suffix}_sd_kernel"] = spread(kernel_runs, name) * scale
             row[f"{name}{suffix}_sd_sim"] = spread(sim_runs, name) * scale
         if name in checks:
-            row[f"{name}_check"] = eq.decide(
-                [getattr(f, name) for f in kernel_runs],
-                [getattr(f, name) for f in sim_runs],
+            k_runs, s_runs = pairs if paired else (kernel_runs, sim_runs)
+            row[f"{name}_check"] = (eq.decide_paired if paired else eq.decide)(
+                [getattr(f, name) for f in k_runs],
+                [getattr(f, name) for f in s_runs],
                 checks[name][1](k),
             )
     row.update(loss_draw_columns(point, algo, kernel_runs, sim_runs))
@@ -457,6 +481,7 @@ def compare_point(
     two = len(flow_algorithms(point, algo)) > 1
     row["share_check"] = share_check(kernel_runs, sim_runs) if two else "-"
     row["shares_by"] = ("rank" if exchangeable(point, algo) else "flow") if two else "-"
+    row["compared"] = "by seed" if paired else "by means"
     row["verdict"] = eq.combine([v for c, v in row.items() if c.endswith("_check") and v != "-"])
     return row
 
@@ -528,7 +553,8 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
     (± the spread over runs where it decides a verdict), and the verdict naming the misses."""
     out = []
     for _, row in table.iterrows():
-        cells = {"scenario": row["scenario"], "algorithm": row["algorithm"], "runs": row["runs"]}
+        paired = " by seed" if row.get("compared") == "by seed" else ""
+        cells = {"scenario": row["scenario"], "algorithm": row["algorithm"], "runs": row["runs"] + paired}
         for title, name, fmt, with_sd in SUMMARY:
             cells[title] = (
                 f"{_side(row, name, 'kernel', fmt, with_sd)} / {_side(row, name, 'sim', fmt, with_sd)}"
