@@ -4,6 +4,7 @@ normalisation of the figures and the tolerance checks (tests/test_kernel.py runs
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -400,3 +401,86 @@ def test_psh_acks_bring_the_simulated_srtt_down_at_the_loss_point():
         with_rule, without = median_srtt_ms(seed), median_srtt_ms(seed, push_ack=False)
         assert without - with_rule >= 0.5, (seed, with_rule, without)
         assert 41.5 < with_rule < 43.5, (seed, with_rule)
+
+
+def test_random_loss_points_draw_the_beds_loss_sequence_on_both_sides():
+    """Common random numbers: the simulator's bottleneck draws drand48 with the bed's seed,
+    skipping the handshake frames' draws, and so loses the packets the bed's delay element
+    loses; the bed's own document keeps only what the bed reads (keys unchanged)."""
+    from tcplab.runner import run
+
+    loss = next(p for p in cf.matrix() if p.loss == 0.005)
+    sim = cf.scenario(loss, "reno", seed=2)
+    assert sim.doc["topology"]["bottleneck"]["loss"] == {
+        "model": "bernoulli",
+        "p": 0.005,
+        "applies_to": "data",
+        "stream": "drand48",
+        "skip": 2,
+    }
+    pair = cf.scenario(loss, "bbr+cubic").doc["topology"]["bottleneck"]["loss"]
+    assert pair["skip"] == 4
+    kernel = cf.kernel_scenario(sim).doc["topology"]["bottleneck"]["loss"]
+    assert kernel == {"model": "bernoulli", "p": 0.005, "applies_to": "data"}
+    assert "stream" not in cf.scenario(loss, "reno", sim_stack=None).doc["topology"]["bottleneck"]["loss"]
+    plan(cf.scenario(loss, "reno", jitter=None))  # the bed accepts the loss draws as they are
+
+    # The drops are drand48's (seed 2, after two draws) below p, packet by packet.
+    a, m = 0x5DEECE66D, 1 << 48
+    x, below = ((2 << 16) | 0x330E), []
+    for _ in range(2 + 30000):
+        x = (a * x + 0xB) % m
+        below.append(x / m < 0.005)
+    res = run(sim)
+    drawn = int(res.links.set_index("name").loc["r0->r1", "packets_sent"])  # transmitted there
+    drops = int(res.flows["data_drops_random_loss"].iloc[0])
+    assert drops > 0
+    # (a transmission still under way at the end has drawn but is not counted as sent)
+    assert drops in (sum(below[2 : 2 + drawn]), sum(below[2 : 2 + drawn + 1]))
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("stream", "engine", r"loss\.stream: 'engine': the bed's delay element draws drand48"),
+        ("skip", 5, r"loss\.skip: 5: .* allowed: 2 \(1 connections\)"),
+        ("seed", 3, r"loss\.seed: .*not supported"),
+    ],
+)
+def test_the_bed_refuses_loss_draws_it_does_not_make(key, value, message):
+    loss = next(p for p in cf.matrix() if p.loss == 0.005)
+    sim = cf.scenario(loss, "reno", jitter=None)
+    sim.doc["topology"]["bottleneck"]["loss"][key] = value
+    with pytest.raises(ScenarioError, match=message):
+        plan(sim)
+
+
+def test_runs_that_share_their_loss_draws_are_compared_seed_by_seed():
+    """Paired by seed, a steady difference well inside the tolerance passes although the
+    seeds spread each side by more than the tolerance; unpaired (Welch) it stays undecided."""
+    from tcplab.testbed import equivalence as eq
+
+    kernel = [0.30, 0.36, 0.42]
+    sim = [0.301, 0.362, 0.421]
+    assert eq.decide(kernel, sim, 0.008) == "undecided"
+    assert eq.decide_paired(kernel, sim, 0.008) == "pass"
+    assert eq.decide_paired(kernel, [x + 0.02 for x in kernel], 0.008) == "miss"
+    assert eq.decide_paired(kernel, sim[:2], 0.008) == "not evaluated", "pairs one to one or none"
+
+    loss = next(p for p in cf.matrix() if p.loss == 0.005)
+
+    def run(u, seed):
+        f = cf.metrics(_synthetic([u * 10e6 * 1000 / 1066]), 10e6, (2.0, 10.0), 1000.0)
+        return replace(f, seed=seed)
+
+    k = [run(u, s) for u, s in zip(kernel, (1, 2, 3), strict=True)]
+    s = [run(u, s) for u, s in zip(sim, (3, 1, 2), strict=True)]  # another order: paired by seed
+    row = cf.compare_point(loss, "reno", k, s, paired=True)
+    assert row["utilisation_check"] == "undecided", "paired by seed, not by position: the pairs differ"
+    s = [run(u, seed) for u, seed in zip(sim, (1, 2, 3), strict=True)]
+    row = cf.compare_point(loss, "reno", k, s, paired=True)
+    assert (row["compared"], row["utilisation_check"]) == ("by seed", "pass")
+    assert cf.compare_point(loss, "reno", k, s)["compared"] == "by means"
+    assert cf.summary_table(cf.conformance_table([row])).iloc[0]["runs"] == "3/3 by seed"
+    one = cf.compare_point(loss, "reno", k[:1], s[:1], paired=True)
+    assert one["compared"] == "by means", "a single pair has no spread to pair"

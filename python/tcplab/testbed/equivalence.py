@@ -13,8 +13,10 @@ width of its 90 % confidence interval,
 - ``not evaluated``: a figure or the band is missing.
 
 Runs that do not vary (h = 0: the simulator without randomness) reduce this to comparing the
-means. With a single run on a side there is no spread to estimate and the means are compared
-as they are (a partial matrix; the full one has several runs a side).
+means. Runs that share their random draws one to one (a seed that sets the loss sequence on
+both sides) are compared as pairs (:func:`decide_paired`): the interval is that of the mean
+of the per-seed differences. With a single run on a side there is no spread to estimate and
+the means are compared as they are (a partial matrix; the full one has several runs a side).
 """
 
 from __future__ import annotations
@@ -51,6 +53,33 @@ def decide(kernel: Sequence[float], sim: Sequence[float], band: float | None) ->
     if not (np.isfinite(k).all() and np.isfinite(s).all()):
         return NOT_EVALUATED
     d, h = abs(float(s.mean() - k.mean())), half_width(k, s)
+    if d + h <= band:
+        return PASS
+    if d - h > band:
+        return MISS
+    return UNDECIDED
+
+
+def paired_half_width(differences: Sequence[float]) -> float:
+    """Half width of the (1 - 2 ALPHA) confidence interval of the mean of paired
+    differences (Student t on the differences); 0 for fewer than two pairs."""
+    d = np.asarray(differences, float)
+    if len(d) < 2:
+        return 0.0
+    return float(stats.t.ppf(1 - ALPHA, len(d) - 1) * d.std(ddof=1) / math.sqrt(len(d)))
+
+
+def decide_paired(kernel: Sequence[float], sim: Sequence[float], band: float | None) -> str:
+    """As :func:`decide`, for runs paired one to one (the same seed on both sides, where the
+    seed sets what both sides draw: the loss sequence at a random-loss point): the interval
+    is that of the mean difference, which the shared draw does not widen."""
+    k, s = np.asarray(kernel, float), np.asarray(sim, float)
+    if band is None or not math.isfinite(band) or not len(k) or len(k) != len(s):
+        return NOT_EVALUATED
+    if not (np.isfinite(k).all() and np.isfinite(s).all()):
+        return NOT_EVALUATED
+    diff = s - k
+    d, h = abs(float(diff.mean())), paired_half_width(diff)
     if d + h <= band:
         return PASS
     if d - h > band:

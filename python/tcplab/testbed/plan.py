@@ -181,6 +181,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
         loss = float(lm.get("p", 0.0))
         if not 0.0 <= loss < 1.0:
             raise ScenarioError("topology.bottleneck.loss.p", f"{loss} is out of range; allowed: 0 to <1")
+        _check_loss_draws(lm, pairs)
     one_way = bdelay + 2 * adelay  # access in, bottleneck, access out
     if not 0.0 <= one_way <= 1.0:
         raise ScenarioError(
@@ -261,6 +262,26 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     if not p.flows:
         raise ScenarioError("flows", "no flows")
     return p
+
+
+def _check_loss_draws(lm: dict[str, Any], pairs: int) -> None:
+    """The bed's delay element draws POSIX drand48 seeded with the scenario's seed, one draw
+    per frame toward the receivers, the first two of each connection for its handshake: a
+    simulator ``stream`` or ``skip`` saying otherwise would make the sides differ silently."""
+    for key in lm:
+        if key not in ("model", "p", "applies_to", "stream", "skip"):
+            raise _unsupported(f"topology.bottleneck.loss.{key}", "this key")
+    if lm.get("stream", "drand48") != "drand48":
+        raise ScenarioError(
+            "topology.bottleneck.loss.stream",
+            f'{lm["stream"]!r}: the bed\'s delay element draws drand48; allowed: "drand48", or leave it out',
+        )
+    if "skip" in lm and lm["skip"] != 2 * pairs:
+        raise ScenarioError(
+            "topology.bottleneck.loss.skip",
+            f"{lm['skip']!r}: the bed draws for each connection's SYN and handshake ACK before any data; "
+            f"allowed: {2 * pairs} ({pairs} connections), or leave it out",
+        )
 
 
 def _check_rwnd(tcp: dict[str, Any]) -> None:

@@ -152,7 +152,10 @@ pub fn schema() -> Vec<SchemaTable> {
         table::<ZlRedSpec>("queue(kind=zl_red)", &[]),
         table::<SplitSpec>("queue(kind=split)", &[]),
         tagged("loss", "model", LossSpec::KINDS),
-        table::<BernoulliSpec>("loss(model=bernoulli)", &[applies()]),
+        table::<BernoulliSpec>(
+            "loss(model=bernoulli)",
+            &[applies(), ("stream", names::<LossStream>())],
+        ),
         table::<GilbertElliottSpec>("loss(model=gilbert_elliott)", &[applies()]),
         tagged("jitter", "kind", JitterSpec::KINDS),
         table::<UniformJitter>("jitter(kind=uniform)", &[]),

@@ -282,6 +282,25 @@ pub struct BernoulliSpec {
     pub p: f64,
     #[serde(default)]
     pub applies_to: LossApplies,
+    /// Where the draws come from (default: the link direction's own stream).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<LossStream>,
+    /// Draws discarded before the first packet (default 0): e.g. the handshake frames the
+    /// test bed's delay element draws for before any data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip: Option<u64>,
+}
+
+/// The random stream a Bernoulli loss draws from.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum LossStream {
+    /// The link direction's own stream (`loss:<link>`, from the scenario seed).
+    #[default]
+    Engine,
+    /// POSIX `drand48` seeded with the scenario seed (`sim::Drand48`): the kernel test
+    /// bed's delay element's sequence, so both drop the same packets by index.
+    Drand48,
 }
 
 /// Bursty loss from a two-state Markov chain stepped per packet (net/loss.rs).

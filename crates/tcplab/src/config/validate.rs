@@ -170,6 +170,10 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
     Ok(())
 }
 
+/// The most draws a loss model may discard before its first packet (`skip`): enough for
+/// any handshake, small enough that building a link stays instant.
+const MAX_LOSS_SKIP: u64 = 1_000_000;
+
 fn validate_loss(field: &str, loss: &LossSpec) -> Check {
     let prob = |name: &str, v: f64| {
         finite_in(
@@ -181,7 +185,16 @@ fn validate_loss(field: &str, loss: &LossSpec) -> Check {
         )
     };
     match loss {
-        LossSpec::Bernoulli(b) => prob("p", b.p),
+        LossSpec::Bernoulli(b) => {
+            prob("p", b.p)?;
+            match b.skip {
+                Some(n) if n > MAX_LOSS_SKIP => Err(err(
+                    format!("{field}.skip"),
+                    format!("{n} draws is too many; allowed: 0 to {MAX_LOSS_SKIP}"),
+                )),
+                _ => Ok(()),
+            }
+        }
         LossSpec::GilbertElliott(GilbertElliottSpec {
             p,
             r,

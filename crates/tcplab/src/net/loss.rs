@@ -2,7 +2,7 @@
 
 use super::packet::{Packet, PacketKind};
 use crate::config::GilbertElliottSpec;
-use crate::sim::RngStream;
+use crate::sim::{Drand48, RngStream};
 
 /// Which packets a loss model may drop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +106,8 @@ pub struct LossModel {
     pub process: LossProcess,
     pub target: LossTarget,
     pub rng: RngStream,
+    /// Bernoulli draws from POSIX `drand48` instead of `rng` (`stream = "drand48"`).
+    pub drand48: Option<Drand48>,
 }
 
 impl LossModel {
@@ -116,8 +118,27 @@ impl LossModel {
             return false;
         }
         match &mut self.process {
-            LossProcess::Bernoulli { p } => self.rng.bernoulli(*p),
+            LossProcess::Bernoulli { p } => match self.drand48.as_mut() {
+                // As the test bed's delay element: one draw per packet, lost below p.
+                Some(d) => d.uniform() < *p,
+                None => self.rng.bernoulli(*p),
+            },
             LossProcess::GilbertElliott(ge) => ge.next(&mut self.rng),
+        }
+    }
+
+    /// Discards `n` draws of a Bernoulli model's stream, as packets the model never sees
+    /// would have taken them (`skip`).
+    pub fn skip(&mut self, n: u64) {
+        for _ in 0..n {
+            match self.drand48.as_mut() {
+                Some(d) => {
+                    d.uniform();
+                }
+                None => {
+                    self.rng.uniform();
+                }
+            }
         }
     }
 }
@@ -148,6 +169,7 @@ mod tests {
             process: LossProcess::GilbertElliott(GilbertElliott::new(p, r, 0.0, 1.0, &mut rng)),
             target: LossTarget::Data,
             rng,
+            drand48: None,
         }
     }
 
@@ -175,12 +197,34 @@ mod tests {
             process: LossProcess::GilbertElliott(ge),
             target: LossTarget::Both,
             rng,
+            drand48: None,
         };
         let (measured, _) = measure(&mut model, 2_000_000);
         assert!(
             (measured - expected).abs() < 0.05 * expected,
             "{measured} vs {expected}"
         );
+    }
+
+    /// With `stream = "drand48"` a link drops exactly the packets whose drand48 draw (the
+    /// test bed's, same seed) falls below p, after the skipped draws.
+    #[test]
+    fn a_drand48_stream_drops_the_packets_the_test_bed_drops() {
+        let bernoulli = |seed: u64, skip: u64| {
+            let mut m = LossModel {
+                process: LossProcess::Bernoulli { p: 0.3 },
+                target: LossTarget::Data,
+                rng: RngStream::new(seed, "loss:x"),
+                drand48: Some(Drand48::new(seed)),
+            };
+            m.skip(skip);
+            (0..200).map(|_| m.drops(&pkt(1000))).collect::<Vec<_>>()
+        };
+        let mut bed = Drand48::new(3);
+        let draws: Vec<bool> = (0..202).map(|_| bed.uniform() < 0.3).collect();
+        assert_eq!(bernoulli(3, 0), draws[..200]);
+        assert_eq!(bernoulli(3, 2), draws[2..]);
+        assert_ne!(bernoulli(3, 0), bernoulli(4, 0));
     }
 
     #[test]

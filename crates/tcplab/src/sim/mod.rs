@@ -6,6 +6,6 @@ pub mod rng;
 pub mod scheduler;
 pub mod time;
 
-pub use rng::RngStream;
+pub use rng::{Drand48, RngStream};
 pub use scheduler::{Ahead, Due, Scheduler};
 pub use time::Time;

@@ -7,14 +7,14 @@ use super::wifi::Wireless;
 use super::{Event, Flow, World};
 use crate::app::AppSchedule;
 use crate::cc;
-use crate::config::{name_list, FlowSpec, LossApplies, LossSpec, Scenario, Traffic};
+use crate::config::{name_list, FlowSpec, LossApplies, LossSpec, LossStream, Scenario, Traffic};
 use crate::net::loss::GilbertElliott;
 use crate::net::routing::Router;
 use crate::net::topology::{expand, DirectedLink, Graph};
 use crate::net::{DropCounts, Jitter, LinkId, LossModel, LossProcess, LossTarget};
 use crate::queue::Queue;
 use crate::record::stream::SeriesBuffer;
-use crate::sim::{RngStream, Scheduler, Time};
+use crate::sim::{Drand48, RngStream, Scheduler, Time};
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::ConfigError;
 
@@ -26,8 +26,15 @@ pub(super) fn build_queue(l: &DirectedLink, seed: u64) -> Box<dyn Queue> {
 fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
     let spec = l.loss.as_ref()?;
     let mut rng = RngStream::new(seed, &format!("loss:{}", l.name));
+    let (mut drand48, mut skip) = (None, 0);
     let (process, applies) = match spec {
-        LossSpec::Bernoulli(b) => (LossProcess::Bernoulli { p: b.p }, b.applies_to),
+        LossSpec::Bernoulli(b) => {
+            if b.stream == Some(LossStream::Drand48) {
+                drand48 = Some(Drand48::new(seed));
+            }
+            skip = b.skip.unwrap_or(0);
+            (LossProcess::Bernoulli { p: b.p }, b.applies_to)
+        }
         LossSpec::GilbertElliott(g) => {
             let (p, r, good, bad) = GilbertElliott::params_of(g);
             let chain = GilbertElliott::new(p, r, good, bad, &mut rng);
@@ -39,11 +46,14 @@ fn build_loss(l: &DirectedLink, seed: u64) -> Option<LossModel> {
         LossApplies::Acks => LossTarget::Acks,
         LossApplies::Both => LossTarget::Both,
     };
-    Some(LossModel {
+    let mut model = LossModel {
         process,
         target,
         rng,
-    })
+        drand48,
+    };
+    model.skip(skip);
+    Some(model)
 }
 
 /// A flow's end nodes and its route from the source to the destination: where the names
