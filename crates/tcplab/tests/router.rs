@@ -728,6 +728,56 @@ fn tshark_reads_the_pcap_and_counts_the_same_retransmissions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The linux profile's sender marks the end of its ACK-triggered bursts and of the transfer
+/// with PSH (`app_push = "burst"`), which tshark reads as the TCP flag; the ns2 profile's
+/// segments carry none.
+#[test]
+fn tshark_reads_the_psh_flags_of_the_linux_profile() {
+    let pushed_of = |stack: &str| {
+        let dir = out_dir(&format!("pcap_psh_{stack}"));
+        let text = PCAP_RENO.replace(
+            "[topology]",
+            &format!("[tcp]\nstack = \"{stack}\"\n[topology]"),
+        );
+        let rec = run_scenario_with_output(&text, None, &dir).unwrap();
+        let fields = tshark(&[
+            "-r",
+            &dir.join("data.pcap").to_string_lossy(),
+            "-o",
+            "tcp.relative_sequence_numbers:TRUE",
+            "-T",
+            "fields",
+            "-e",
+            "tcp.seq",
+            "-e",
+            "tcp.flags.push",
+        ]);
+        let _ = std::fs::remove_dir_all(&dir);
+        let rows: Vec<(u64, bool)> = fields
+            .lines()
+            .map(|l| {
+                let (seq, push) = l.split_once('\t').unwrap();
+                (
+                    seq.parse().unwrap(),
+                    push.trim() == "1" || push.trim() == "True",
+                )
+            })
+            .collect();
+        assert_eq!(rows.len() as u64, rec.flows[0].segments_sent);
+        rows
+    };
+    let linux = pushed_of("linux");
+    let pushed = linux.iter().filter(|r| r.1).count();
+    assert!(
+        pushed > linux.len() / 5 && pushed < linux.len() * 3 / 4,
+        "{pushed} of {} segments with PSH",
+        linux.len()
+    );
+    let last = linux.iter().max_by_key(|r| r.0).unwrap();
+    assert!(last.1, "the transfer's last segment carries PSH");
+    assert!(pushed_of("ns2").iter().all(|r| !r.1));
+}
+
 #[test]
 fn pcap_needs_an_output_directory() {
     match run_scenario(PCAP_RENO, None) {
