@@ -204,7 +204,11 @@ def model_claim(points: pd.DataFrame) -> Claim:
         f"{_fmt_point(worst)}: ours {worst['bbr_share']:.3f}, model {worst['model_share']:.3f}"
     )
     if not holds:
-        detail += "; " + model_gap_reason(inside[err > WARE_STATED_MEDIAN_ERROR])
+        detail += (
+            "; "
+            + model_gap_reason(inside[err > WARE_STATED_MEDIAN_ERROR])
+            + "; beyond/bbr-vs-cubic-kernel puts Linux's own bbr beside the model on this path"
+        )
     return claim(text, holds, detail)
 
 
