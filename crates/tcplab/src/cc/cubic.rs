@@ -55,6 +55,22 @@ pub struct CubicParams {
     /// Linux's HyStart in slow start (off: RFC 9438 does not specify it; Linux's
     /// tcp_cubic has it on by default).
     pub hystart: bool,
+    /// The Reno-friendly estimate's growth per round (see [`RenoAlpha`]).
+    pub reno_alpha: RenoAlpha,
+}
+
+/// How fast the Reno-friendly estimate W_est grows. RFC 9438 section 4.3 grows it by
+/// 3 (1 - beta) / (1 + beta) segments per round until it reaches the window before the last
+/// reduction (cwnd_prior), then by 1. Linux's tcp_cubic (tcp_friendliness, one segment per
+/// `cwnd * beta_scale / 8` segments acknowledged) keeps 3 (1 - beta) / (1 + beta) throughout.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoAlpha {
+    /// RFC 9438 section 4.3 (the default: the specification this CUBIC follows).
+    #[default]
+    Rfc9438,
+    /// Linux's tcp_cubic: the reduced rate at every window.
+    Linux,
 }
 
 impl Default for CubicParams {
@@ -65,6 +81,7 @@ impl Default for CubicParams {
             fast_convergence: true,
             reno_friendly: true,
             hystart: false,
+            reno_alpha: RenoAlpha::Rfc9438,
         }
     }
 }
@@ -115,8 +132,9 @@ impl Cubic {
         Ok(Cubic::new(p))
     }
 
+    /// The Reno-friendly estimate's growth per round (RFC 9438 eq. 4, or Linux's constant).
     fn alpha_cubic(&self, w_est: f64) -> f64 {
-        if w_est >= self.cwnd_prior {
+        if self.p.reno_alpha == RenoAlpha::Rfc9438 && w_est >= self.cwnd_prior {
             1.0
         } else {
             3.0 * (1.0 - self.p.beta) / (1.0 + self.p.beta)
@@ -339,6 +357,37 @@ mod tests {
             pipe.round_trip(&mut flat, Time::from_millis(1));
         }
         assert!(pipe.st.cwnd - start < 1.0, "cwnd {}", pipe.st.cwnd);
+    }
+
+    #[test]
+    fn past_the_prior_window_rfc9438_grows_reno_friendly_by_one_and_linux_keeps_alpha() {
+        // 1 ms RTT (the cubic curve stands still): 60 rounds take W_est past cwnd_prior
+        // (100 -> 70 at the loss, 30 / 0.53 = 57 rounds), then 40 more.
+        let grown = |reno_alpha| {
+            let mut cc = Cubic::new(CubicParams {
+                reno_alpha,
+                ..CubicParams::default()
+            });
+            let mut pipe = Script::new(100.0, 1e9);
+            pipe.start(&mut cc);
+            pipe.fast_recovery(&mut cc);
+            for _ in 0..60 {
+                pipe.round_trip(&mut cc, Time::from_millis(1));
+            }
+            let at = pipe.st.cwnd;
+            for _ in 0..40 {
+                pipe.round_trip(&mut cc, Time::from_millis(1));
+            }
+            (pipe.st.cwnd - at) / 40.0
+        };
+        let alpha = 3.0 * 0.3 / 1.7;
+        let rfc = grown(RenoAlpha::Rfc9438);
+        let linux = grown(RenoAlpha::Linux);
+        assert!(
+            (rfc - 1.0).abs() < 0.05,
+            "RFC 9438 past cwnd_prior: {rfc} per round"
+        );
+        assert!((linux - alpha).abs() < 0.05, "Linux: {linux} per round");
     }
 
     #[test]
