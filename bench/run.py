@@ -239,7 +239,8 @@ def ns3_cc(flow: dict) -> str:
     """bench/ns3/dumbbell's name for a flow's congestion control: NewReno (or Reno), Vegas as
     Linux's tcp_vegas.c sets it (ns-3's TcpVegas: alpha 2, beta 4, gamma 1), CUBIC with
     HyStart (ns-3's TcpCubic runs it, as tcp_cubic does by default; tcplab's CUBIC runs it
-    only with ``hystart = true``), or BBR v1 (ns-3's TcpBbr; tcplab's ``bbr`` has no
+    only with ``hystart = true``; ``reno_alpha`` may be left out or be Linux's: ns-3
+    ported TcpCubic from Linux's tcp_cubic.c), or BBR v1 (ns-3's TcpBbr; tcplab's ``bbr`` has no
     parameters)."""
     cc = flow.get("cc", "newreno")
     if isinstance(cc, str):
@@ -249,7 +250,12 @@ def ns3_cc(flow: dict) -> str:
         return name
     if name == "vegas" and cc.get("variant") == "linux" and set(cc) <= {"name", "variant"}:
         return "vegas"
-    if name == "cubic" and cc.get("hystart") is True and set(cc) <= {"name", "hystart"}:
+    if (
+        name == "cubic"
+        and cc.get("hystart") is True
+        and cc.get("reno_alpha", "linux") == "linux"  # ns-3 ported TcpCubic from tcp_cubic.c
+        and set(cc) <= {"name", "hystart", "reno_alpha"}
+    ):
         return "cubic"
     hint = (
         ' (ns-3\'s TcpCubic runs HyStart: give cc = { name = "cubic", hystart = true })'
@@ -267,19 +273,16 @@ DUMBBELL_FLOW_KEYS = {"src", "dst", "cc", "name", "start"}
 
 
 def bottleneck_loss(link: dict) -> float:
-    """The probability of ``--loss``: a Bernoulli loss of data packets, or none."""
+    """The probability of ``--loss``: a Bernoulli loss of data packets, or none. Which
+    sequence tcplab draws (``stream``, ``skip``) does not carry over: ns-3 always draws from
+    its own generator, so the two simulators never lose the same packets by index."""
     loss = link.get("loss")
     if loss is None:
         return 0.0
     if (
         loss.get("model") != "bernoulli"
         or loss.get("applies_to", "data") != "data"
-        or set(loss)
-        - {
-            "model",
-            "p",
-            "applies_to",
-        }
+        or set(loss) - {"model", "p", "applies_to", "stream", "skip"}
     ):
         raise SystemExit(
             f"bench/ns3/dumbbell models Bernoulli loss of data packets only, not loss = {loss!r}"
