@@ -158,6 +158,9 @@ def test_without_kernel_runs_nothing_is_compared():
         for c in (bk.agreement_claim(points), bk.model_gap_claim(points), bk.kernel_model_claim(points))
     ]
     assert verdicts == ["not evaluated"] * 3
+    # Kernel runs that carried nothing (no goodput: no share) are no data either.
+    empty = rows.assign(bbr_share=rows["bbr_share"].where(rows["backend"] == "sim"))
+    assert bk.kernel_model_claim(bk.point_table(empty)).verdict == "not evaluated"
 
 
 def test_kernel_experiment_pairs_every_simulated_run_with_a_native_kernel_run():

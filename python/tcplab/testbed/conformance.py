@@ -48,6 +48,7 @@ from .. import kernel_ports
 from ..result import Result
 from ..scenario import Scenario, link
 from . import equivalence as eq
+from .plan import bed_loss_draws
 from .runner import delivered_in_window
 
 #: Kernel congestion controls of the matrix, by simulator name (reno, cubic and bbr are the
@@ -158,6 +159,10 @@ def scenario(
     if point.loss > 0:
         extra["loss"] = {"model": "bernoulli", "p": point.loss, "applies_to": "data"}
         if sim_stack is not None:
+            # The bed's loss sequence (common random numbers): with independent draws the
+            # bed's three seeds at 0.5 % happened to drop 0.41-0.47 % of frames and the
+            # simulator's 0.44-0.60 %, about 10 % of throughput, which a 2 % tolerance
+            # cannot see through.
             extra["loss"].update(bed_loss_draws(len(algos)))
     if sim_stack is not None and jitter is not None:
         extra["jitter"] = copy.deepcopy(jitter["forward"])
@@ -182,19 +187,6 @@ def scenario(
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
         s.add_flow(f"s{i}", f"d{i}", cc, name=f"{a}{i}", start=i * point.stagger)
     return s
-
-
-def bed_loss_draws(flows: int) -> dict[str, Any]:
-    """The bed's loss draws for the simulator (common random numbers): the delay element
-    draws POSIX drand48 seeded with the scenario's seed once per frame toward the receivers,
-    so the simulator's bottleneck draws the same sequence, skipping the draws the bed spends
-    on each connection's SYN and handshake ACK before any data (every connection opens
-    before a flow sends). Both sides then lose the same packets by index, give or take the
-    odd frame (an ARP or neighbour probe also takes a draw), and differ by their TCPs, not
-    by their luck: with independent draws the bed's three seeds at 0.5 % happened to drop
-    0.41-0.47 % of frames and the simulator's 0.44-0.60 %, a spread of about 10 % in
-    throughput that the 2 % tolerance cannot see through."""
-    return {"stream": "drand48", "skip": 2 * flows}
 
 
 def _kernel_defaults() -> dict[str, dict[str, Any]]:

@@ -48,16 +48,9 @@ def half_width(kernel: Sequence[float], sim: Sequence[float]) -> float:
 def decide(kernel: Sequence[float], sim: Sequence[float], band: float | None) -> str:
     """The verdict on two sets of runs of one figure against an allowed difference ``band``."""
     k, s = np.asarray(kernel, float), np.asarray(sim, float)
-    if band is None or not math.isfinite(band) or not len(k) or not len(s):
+    if not _decidable(k, s, band):
         return NOT_EVALUATED
-    if not (np.isfinite(k).all() and np.isfinite(s).all()):
-        return NOT_EVALUATED
-    d, h = abs(float(s.mean() - k.mean())), half_width(k, s)
-    if d + h <= band:
-        return PASS
-    if d - h > band:
-        return MISS
-    return UNDECIDED
+    return _verdict(abs(float(s.mean() - k.mean())), half_width(k, s), band)
 
 
 def paired_half_width(differences: Sequence[float]) -> float:
@@ -74,12 +67,25 @@ def decide_paired(kernel: Sequence[float], sim: Sequence[float], band: float | N
     seed sets what both sides draw: the loss sequence at a random-loss point): the interval
     is that of the mean difference, which the shared draw does not widen."""
     k, s = np.asarray(kernel, float), np.asarray(sim, float)
-    if band is None or not math.isfinite(band) or not len(k) or len(k) != len(s):
-        return NOT_EVALUATED
-    if not (np.isfinite(k).all() and np.isfinite(s).all()):
+    if len(k) != len(s) or not _decidable(k, s, band):
         return NOT_EVALUATED
     diff = s - k
-    d, h = abs(float(diff.mean())), paired_half_width(diff)
+    return _verdict(abs(float(diff.mean())), paired_half_width(diff), band)
+
+
+def _decidable(k: np.ndarray, s: np.ndarray, band: float | None) -> bool:
+    """Both sides have runs, every figure is finite, and there is a band to hold them to."""
+    return (
+        band is not None
+        and math.isfinite(band)
+        and bool(len(k))
+        and bool(len(s))
+        and bool(np.isfinite(k).all() and np.isfinite(s).all())
+    )
+
+
+def _verdict(d: float, h: float, band: float) -> str:
+    """Two one-sided tests: the difference ``d`` with its interval's half width ``h``."""
     if d + h <= band:
         return PASS
     if d - h > band:

@@ -264,23 +264,39 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     return p
 
 
+#: Draws the bed's delay element spends on each connection before any data: its SYN and
+#: the handshake's ACK (every connection opens before a flow sends, testbed/traffic.py).
+HANDSHAKE_DRAWS = 2
+
+
+def bed_loss_draws(connections: int) -> dict[str, Any]:
+    """The loss draws of the bed, as a simulator ``loss`` sets them (common random numbers):
+    the delay element (testbed/tl_delay.c) draws POSIX drand48 seeded with the scenario's
+    seed once per frame toward the receivers, the first ``HANDSHAKE_DRAWS`` of each
+    connection before any data. A simulated bottleneck drawing the same sequence loses the
+    same packets by index, give or take the odd frame (an ARP or neighbour probe also takes
+    a draw)."""
+    return {"stream": "drand48", "skip": HANDSHAKE_DRAWS * connections}
+
+
 def _check_loss_draws(lm: dict[str, Any], pairs: int) -> None:
-    """The bed's delay element draws POSIX drand48 seeded with the scenario's seed, one draw
-    per frame toward the receivers, the first two of each connection for its handshake: a
-    simulator ``stream`` or ``skip`` saying otherwise would make the sides differ silently."""
+    """A simulator ``stream`` or ``skip`` other than the bed's own (:func:`bed_loss_draws`)
+    would make the sides differ silently."""
+    bed = bed_loss_draws(pairs)
     for key in lm:
-        if key not in ("model", "p", "applies_to", "stream", "skip"):
+        if key not in ("model", "p", "applies_to", *bed):
             raise _unsupported(f"topology.bottleneck.loss.{key}", "this key")
-    if lm.get("stream", "drand48") != "drand48":
+    if lm.get("stream", bed["stream"]) != bed["stream"]:
         raise ScenarioError(
             "topology.bottleneck.loss.stream",
-            f'{lm["stream"]!r}: the bed\'s delay element draws drand48; allowed: "drand48", or leave it out',
+            f"{lm['stream']!r}: the bed's delay element draws {bed['stream']}; allowed: "
+            f'"{bed["stream"]}", or leave it out',
         )
-    if "skip" in lm and lm["skip"] != 2 * pairs:
+    if lm.get("skip", bed["skip"]) != bed["skip"]:
         raise ScenarioError(
             "topology.bottleneck.loss.skip",
             f"{lm['skip']!r}: the bed draws for each connection's SYN and handshake ACK before any data; "
-            f"allowed: {2 * pairs} ({pairs} connections), or leave it out",
+            f"allowed: {bed['skip']} ({pairs} connections), or leave it out",
         )
 
 
