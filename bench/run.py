@@ -239,8 +239,8 @@ def ns3_cc(flow: dict) -> str:
     """bench/ns3/dumbbell's name for a flow's congestion control: NewReno (or Reno), Vegas as
     Linux's tcp_vegas.c sets it (ns-3's TcpVegas: alpha 2, beta 4, gamma 1), CUBIC with
     HyStart (ns-3's TcpCubic runs it, as tcp_cubic does by default; tcplab's CUBIC runs it
-    only with ``hystart = true``; ``reno_alpha`` may be left out or be Linux's: ns-3
-    ported TcpCubic from Linux's tcp_cubic.c), or BBR v1 (ns-3's TcpBbr; tcplab's ``bbr`` has no
+    only with ``hystart = true``; ``variant`` and ``reno_alpha`` may be left out or be
+    Linux's: ns-3 ported TcpCubic from Linux's tcp_cubic.c), or BBR v1 (ns-3's TcpBbr; tcplab's ``bbr`` has no
     parameters)."""
     cc = flow.get("cc", "newreno")
     if isinstance(cc, str):
@@ -253,8 +253,10 @@ def ns3_cc(flow: dict) -> str:
     if (
         name == "cubic"
         and cc.get("hystart") is True
-        and cc.get("reno_alpha", "linux") == "linux"  # ns-3 ported TcpCubic from tcp_cubic.c
-        and set(cc) <= {"name", "hystart", "reno_alpha"}
+        # ns-3 ported TcpCubic from tcp_cubic.c
+        and cc.get("reno_alpha", "linux") == "linux"
+        and cc.get("variant", "linux") == "linux"
+        and set(cc) <= {"name", "hystart", "reno_alpha", "variant"}
     ):
         return "cubic"
     hint = (

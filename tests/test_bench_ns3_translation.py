@@ -71,6 +71,10 @@ def test_the_suite_scenarios_translate_as_before():
     "change, message",
     [
         (lambda d: d["flows"][1].update(cc="cubic"), "hystart = true"),
+        (
+            lambda d: d["flows"][1].update(cc={"name": "cubic", "hystart": True, "variant": "rfc9438"}),
+            "hystart = true",
+        ),
         (lambda d: d["tcp"].update(rack=False), "rack"),
         (
             lambda d: d["topology"]["bottleneck"].update(loss={"model": "gilbert_elliott", "p": 0.1}),

@@ -91,7 +91,7 @@ def test_bbr_against_cubic_is_one_flow_each_on_both_sides():
     sc = cf.scenario(base, "bbr+cubic")
     flows = sc.doc["flows"]
     assert [f["cc"] if isinstance(f["cc"], str) else f["cc"]["name"] for f in flows] == ["bbr", "cubic"]
-    assert flows[1]["cc"] == {"name": "cubic", "hystart": True, "reno_alpha": "linux"}
+    assert flows[1]["cc"] == {"name": "cubic", "hystart": True, "variant": "linux"}
     sc.validate()
     assert [f.kernel_cc for f in plan(cf.kernel_scenario(sc), native=True).flows] == ["bbr", "cubic"]
     # bbr is the kernel's own module even without native (tcplab has no port of it).

@@ -191,13 +191,13 @@ def scenario(
 
 def _kernel_defaults() -> dict[str, dict[str, Any]]:
     """Parameters that make a simulator algorithm what the bed runs under its name: the
-    kernel's tcp_cubic has HyStart on and grows its Reno-friendly estimate at 3 (1 - beta) /
-    (1 + beta) per round throughout (the simulator's CUBIC follows RFC 9438: no HyStart, and
-    a rate of 1 once the estimate passes the window before the last loss),
-    and each of tcplab's BPF ports runs its manifest's spec (bpf/ports.toml): the Vegas
-    family's kernel variant, for one, has no fine-grained retransmission and cuts to 3/4 on
-    every loss, where the paper variant retransmits on a timed-out duplicate ACK."""
-    out: dict[str, dict[str, Any]] = {"cubic": {"hystart": True, "reno_alpha": "linux"}}
+    kernel's CUBIC is tcp_cubic.c (``variant = "linux"``: its integer window, jiffies and
+    minimum-RTT target, its Reno-friendly rate) with HyStart on (the simulator's default CUBIC
+    is RFC 9438's, without HyStart), and each of tcplab's BPF ports runs its manifest's spec
+    (bpf/ports.toml): the Vegas family's kernel variant, for one, has no fine-grained
+    retransmission and cuts to 3/4 on every loss, where the paper variant retransmits on a
+    timed-out duplicate ACK."""
+    out: dict[str, dict[str, Any]] = {"cubic": {"hystart": True, "variant": "linux"}}
     native = {"reno", "cubic", "bbr"}  # the kernel's own modules run these
     for port in kernel_ports.load().ports:
         spec = dict(port.spec)

@@ -21,7 +21,11 @@
 //!   without a loss also starts with `K = 0`, `W_max = cwnd_epoch`. With `hystart = true`
 //!   slow start ends early by Linux's HyStart ([`super::hystart`]; tcp_cubic.c's default,
 //!   not the RFC's).
+//! - `variant = "linux"` follows Linux's tcp_cubic.c instead, in its integer arithmetic
+//!   ([`super::cubic_linux`]): whole segments, `cnt`-based growth, jiffies of `hz`, the
+//!   target one minimum RTT ahead, and its Reno-friendly rate throughout.
 
+use super::cubic_linux::{LinuxCubic, LinuxCubicParams};
 use super::hystart::HyStart;
 use super::params::ParamStruct;
 use super::registry::Algorithm;
@@ -55,8 +59,25 @@ pub struct CubicParams {
     /// Linux's HyStart in slow start (off: RFC 9438 does not specify it; Linux's
     /// tcp_cubic has it on by default).
     pub hystart: bool,
-    /// The Reno-friendly estimate's growth per round (see [`RenoAlpha`]).
+    /// The Reno-friendly estimate's growth per round (see [`RenoAlpha`]; the `linux`
+    /// variant always grows it as Linux does).
     pub reno_alpha: RenoAlpha,
+    /// Which specification's rules and arithmetic (see [`CubicVariant`]).
+    pub variant: CubicVariant,
+    /// The `linux` variant's timer frequency, the kernel's `HZ` (250: the test bed's
+    /// kernel, CONFIG_HZ=250; 100 to 1000).
+    pub hz: u32,
+}
+
+/// Whose CUBIC.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CubicVariant {
+    /// RFC 9438 in real numbers (the default).
+    #[default]
+    Rfc9438,
+    /// Linux's tcp_cubic.c rule for rule, in its integers ([`super::cubic_linux`]).
+    Linux,
 }
 
 /// How fast the Reno-friendly estimate W_est grows. RFC 9438 section 4.3 grows it by
@@ -82,6 +103,8 @@ impl Default for CubicParams {
             reno_friendly: true,
             hystart: false,
             reno_alpha: RenoAlpha::Rfc9438,
+            variant: CubicVariant::Rfc9438,
+            hz: 250,
         }
     }
 }
@@ -112,6 +135,8 @@ pub struct Cubic {
     cwnd_prior: f64,
     epoch: Option<Epoch>,
     hystart: Option<HyStart>,
+    /// The `linux` variant, which then makes every decision.
+    linux: Option<LinuxCubic>,
 }
 
 impl Cubic {
@@ -121,6 +146,16 @@ impl Cubic {
             cwnd_prior: 0.0,
             epoch: None,
             hystart: p.hystart.then(HyStart::default),
+            linux: (p.variant == CubicVariant::Linux).then(|| {
+                let lp = LinuxCubicParams::from_real(
+                    p.c,
+                    p.beta,
+                    p.fast_convergence,
+                    p.reno_friendly,
+                    p.hz,
+                );
+                LinuxCubic::new(lp, p.hystart)
+            }),
             p,
         }
     }
@@ -129,6 +164,7 @@ impl Cubic {
         let p: CubicParams = parse_params(spec, field)?;
         check_range(field, "c", p.c, 1e-3, 100.0)?;
         check_range(field, "beta", p.beta, 0.01, 0.99)?;
+        check_range(field, "hz", p.hz as f64, 100.0, 1000.0)?;
         Ok(Cubic::new(p))
     }
 
@@ -186,6 +222,9 @@ impl CongestionControl for Cubic {
     }
 
     fn ssthresh(&mut self, st: &CcState, _loss: &LossInfo) -> f64 {
+        if let Some(l) = &mut self.linux {
+            return l.ssthresh(st);
+        }
         let w = st.effective_window();
         self.w_max = Some(match self.w_max {
             Some(old) if self.p.fast_convergence && w < old => w * (1.0 + self.p.beta) / 2.0,
@@ -197,18 +236,27 @@ impl CongestionControl for Cubic {
     }
 
     fn init(&mut self, st: &mut CcState) {
+        if let Some(l) = &mut self.linux {
+            return l.init(st);
+        }
         if let Some(h) = &mut self.hystart {
             h.reset_round(st);
         }
     }
 
     fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
+        if let Some(l) = &mut self.linux {
+            return l.pkts_acked(st, sample.rtt);
+        }
         if let (Some(h), Some(rtt)) = (&mut self.hystart, sample.rtt) {
             h.on_rtt(st, rtt);
         }
     }
 
     fn set_state(&mut self, st: &mut CcState, new: CaState) {
+        if let (Some(l), CaState::Loss) = (&mut self.linux, new) {
+            return l.enter_loss(st);
+        }
         if new == CaState::Loss {
             if let Some(h) = &mut self.hystart {
                 h.restart(st);
@@ -217,6 +265,9 @@ impl CongestionControl for Cubic {
     }
 
     fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
+        if let Some(l) = &mut self.linux {
+            return l.cong_avoid(st, acked);
+        }
         if !st.cwnd_limited {
             return; // RFC 7661 / RFC 9438 section 5.8: no growth of an unused window
         }
@@ -241,11 +292,14 @@ impl CongestionControl for Cubic {
     }
 
     fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
-        let (k, w_max, w_est) = self
-            .epoch
-            .map_or((f64::NAN, self.w_max.unwrap_or(f64::NAN), f64::NAN), |e| {
-                (e.k, e.w_max, e.w_est)
-            });
+        let (k, w_max, w_est) = if let Some(l) = &self.linux {
+            l.variables()
+        } else {
+            self.epoch
+                .map_or((f64::NAN, self.w_max.unwrap_or(f64::NAN), f64::NAN), |e| {
+                    (e.k, e.w_max, e.w_est)
+                })
+        };
         out.push(("k", k));
         out.push(("w_max", w_max));
         out.push(("w_est", w_est));

@@ -31,6 +31,7 @@ pub mod catalog;
 pub mod code;
 pub mod ctcp;
 pub mod cubic;
+pub mod cubic_linux;
 pub mod delay;
 pub mod fast;
 pub mod highspeed;
@@ -39,6 +40,7 @@ pub mod hystart;
 mod kernel_stack;
 #[cfg(test)]
 mod kernel_vectors;
+pub mod linux_window;
 pub mod newvegas;
 pub mod params;
 pub mod registry;

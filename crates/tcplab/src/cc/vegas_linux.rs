@@ -19,6 +19,7 @@
 //!   applies (the advertised window still limits the sender).
 
 use super::delay::Estimate;
+use super::linux_window::{cwnd_of, slow_start, ssthresh_of, AiCredit};
 use super::vegas::{AvoidanceRule, RoundView};
 use super::CcState;
 use crate::sim::Time;
@@ -44,17 +45,7 @@ pub struct LinuxVegas {
     /// `baseRTT`: the smallest sample since the last (re)initialisation, microseconds + 1.
     base_rtt: u32,
     /// `snd_cwnd_cnt`.
-    cwnd_cnt: u32,
-}
-
-/// `snd_cwnd` as Linux's integer (the window stays integral under these rules).
-fn cwnd_of(st: &CcState) -> u64 {
-    st.cwnd.max(0.0).floor() as u64
-}
-
-/// `snd_ssthresh` as an integer (the default "unlimited" is above any window).
-fn ssthresh_of(st: &CcState) -> u64 {
-    st.ssthresh.clamp(0.0, u32::MAX as f64).floor() as u64
+    cwnd_cnt: AiCredit,
 }
 
 fn us_time(us: u32) -> Time {
@@ -72,7 +63,7 @@ impl LinuxVegas {
             cnt_rtt: 0,
             min_rtt: NO_RTT,
             base_rtt: NO_RTT,
-            cwnd_cnt: 0,
+            cwnd_cnt: AiCredit::default(),
         }
     }
 
@@ -119,7 +110,7 @@ impl LinuxVegas {
     /// shift), at least 2; `tcp_init_cwnd_reduction` and `tcp_enter_loss` clear
     /// `snd_cwnd_cnt`.
     pub fn loss_ssthresh(&mut self, st: &CcState) -> f64 {
-        self.cwnd_cnt = 0;
+        self.cwnd_cnt = AiCredit::default();
         (cwnd_of(st) >> 1).max(2) as f64
     }
 
@@ -229,35 +220,8 @@ impl LinuxVegas {
             }
         }
         let w = cwnd_of(st) as u32;
-        self.cong_avoid_ai(st, w, acked);
+        self.cwnd_cnt.grow(st, w, acked);
     }
-
-    /// `tcp_cong_avoid_ai`: one segment per `w` acknowledged; credit gathered at a larger
-    /// window is spent gently (one segment, then the count restarts).
-    fn cong_avoid_ai(&mut self, st: &mut CcState, w: u32, acked: u32) {
-        let w = w.max(1);
-        let mut cwnd = cwnd_of(st);
-        if self.cwnd_cnt >= w {
-            self.cwnd_cnt = 0;
-            cwnd += 1;
-        }
-        self.cwnd_cnt += acked;
-        if self.cwnd_cnt >= w {
-            let delta = self.cwnd_cnt / w;
-            self.cwnd_cnt -= delta * w;
-            cwnd += delta as u64;
-        }
-        st.cwnd = cwnd as f64;
-    }
-}
-
-/// `tcp_slow_start`: cwnd grows by the segments acknowledged, up to ssthresh; returns
-/// the acknowledgements not used.
-fn slow_start(st: &mut CcState, acked: u32) -> u32 {
-    let cwnd = cwnd_of(st);
-    let grown = (cwnd + acked as u64).min(ssthresh_of(st)).max(cwnd);
-    st.cwnd = grown as f64;
-    acked - (grown - cwnd) as u32
 }
 
 #[cfg(test)]
@@ -271,29 +235,14 @@ mod tests {
     }
 
     #[test]
-    fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
-        let mut st = state(10.0, 12.0);
-        assert_eq!(slow_start(&mut st, 5), 3);
-        assert_eq!(st.cwnd, 12.0);
-    }
-
-    #[test]
-    fn additive_increase_counts_whole_windows() {
+    fn reno_growth_only_when_the_window_is_the_limit() {
         let mut v = LinuxVegas::new(2.0, 4.0, 1.0);
         let mut st = state(4.0, 4.0);
-        for _ in 0..3 {
-            v.reno_cong_avoid(&mut st, 1);
-        }
-        assert_eq!(st.cwnd, 4.0);
-        v.reno_cong_avoid(&mut st, 1);
-        assert_eq!(st.cwnd, 5.0, "the fourth ACK of a 4-segment window");
-        // Credit from a larger window: spent as one segment.
-        v.cwnd_cnt = 9;
-        v.reno_cong_avoid(&mut st, 1);
-        assert_eq!((st.cwnd, v.cwnd_cnt), (6.0, 1));
+        v.reno_cong_avoid(&mut st, 4);
+        assert_eq!(st.cwnd, 5.0);
         st.cwnd_limited = false;
         v.reno_cong_avoid(&mut st, 100);
-        assert_eq!(st.cwnd, 6.0, "no growth unless cwnd-limited");
+        assert_eq!(st.cwnd, 5.0, "no growth unless cwnd-limited");
     }
 
     #[test]

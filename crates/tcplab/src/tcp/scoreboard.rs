@@ -58,6 +58,9 @@ pub struct Scoreboard {
     pub retrans: u32,
     /// One past the highest segment SACKed (0 when none).
     pub high_sacked: u32,
+    /// Outstanding segments sent more than once: with this and the three counters above
+    /// at zero a cumulative ACK needs no look at the segments it covers (the common case).
+    ever_retrans: u32,
 }
 
 impl Scoreboard {
@@ -112,15 +115,14 @@ impl Scoreboard {
 
     /// A retransmission of `seq`, sent now.
     pub fn retransmitted(&mut self, seq: u32, now: Time) {
-        let mut in_flight_again = false;
-        if let Some(s) = self.get_mut(seq) {
-            in_flight_again = !s.has(RETRANS) && !s.has(SACKED);
-            s.sent_at = now;
-            s.flags |= EVER_RETRANS | RETRANS;
-        }
-        if in_flight_again {
-            self.retrans += 1;
-        }
+        let Some(s) = self.get_mut(seq) else {
+            return;
+        };
+        let before = *s;
+        s.sent_at = now;
+        s.flags |= EVER_RETRANS | RETRANS;
+        self.retrans += u32::from(!before.has(RETRANS) && !before.has(SACKED));
+        self.ever_retrans += u32::from(!before.has(EVER_RETRANS));
     }
 
     /// The receiver SACKed `seq`; returns the segment as it was if this is news.
@@ -220,6 +222,20 @@ impl Scoreboard {
 
     /// A cumulative ACK up to `ack` (exclusive).
     pub fn advance(&mut self, ack: u32) -> Acked {
+        let n = ack.saturating_sub(self.base).min(self.len());
+        if n > 0 && self.sacked + self.lost + self.retrans + self.ever_retrans == 0 {
+            // Every covered segment was sent once and holds no SACK state: only the
+            // oldest and newest send times matter.
+            let out = Acked {
+                newly: n,
+                retransmitted: false,
+                first_sent: Some(self.segs[0].sent_at),
+                last_sent: Some(self.segs[n as usize - 1].sent_at),
+            };
+            self.segs.drain(..n as usize);
+            self.base += n;
+            return out;
+        }
         self.advance_visiting(ack, |_, _| {})
     }
 
@@ -247,6 +263,7 @@ impl Scoreboard {
                 self.retrans -= 1;
             }
             out.retransmitted |= s.has(EVER_RETRANS);
+            self.ever_retrans -= u32::from(s.has(EVER_RETRANS));
         }
         self.base += n;
         if self.high_sacked <= self.base {
@@ -320,5 +337,28 @@ mod tests {
         assert_eq!(b.in_flight(), 0);
         b.mark_all_lost(false);
         assert_eq!((b.lost, b.sacked), (5, 0));
+    }
+
+    /// The shortcut for segments sent once agrees with the full walk, before and after a
+    /// retransmitted segment is acknowledged.
+    #[test]
+    fn plain_acks_agree_with_the_full_walk() {
+        let walk = |b: &mut Scoreboard, ack| b.advance_visiting(ack, |_, _| {});
+        let (mut fast, mut slow) = (board(12), board(12));
+        for b in [&mut fast, &mut slow] {
+            b.retransmitted(5, Time(50));
+        }
+        for ack in [3, 4, 7, 12] {
+            let (a, w) = (fast.advance(ack), walk(&mut slow, ack));
+            assert_eq!(
+                (a.newly, a.retransmitted, a.first_sent, a.last_sent),
+                (w.newly, w.retransmitted, w.first_sent, w.last_sent),
+                "ack {ack}"
+            );
+            assert_eq!(fast.ever_retrans, slow.ever_retrans);
+        }
+        assert_eq!(fast.ever_retrans, 0);
+        assert!(fast.is_empty() && fast.base() == 12);
+        assert_eq!(fast.advance(12).newly, 0);
     }
 }
