@@ -33,6 +33,13 @@ def test_claim_on_nan_is_not_evaluated():
     assert known(1.0, 2)
 
 
+def test_an_undecided_claim_is_counted_apart_from_one_without_data():
+    o = _outcome(Claim("x", None, undecided=True), Claim("y", None), Claim("z", True))
+    assert [c.verdict for c in o.claims] == ["undecided", "not evaluated", "holds"]
+    assert o.verdicts() == {"holds": 1, "explained": 0, "unexplained": 0, "undecided": 1, "not evaluated": 1}
+    assert Claim("w", False, undecided=True).verdict == "unexplained", "only an open claim is undecided"
+
+
 def test_claim_cause_only_marks_a_failing_claim():
     assert claim("x", True, cause="paper-inconsistent", why="1+1").cause is None
     failed = claim("x", False, cause="paper-inconsistent", why="1+1")

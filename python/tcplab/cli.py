@@ -302,7 +302,8 @@ def reproduce(
 
 def verdict_table(outcomes, path: Path, quick: bool) -> Table:
     """The closing table: per experiment and in total, claims holding / explained /
-    unexplained / not evaluated (the report's summary)."""
+    unexplained / undecided / not evaluated (the report's summary)."""
+    from .experiments.base import VERDICTS
     from .report import QUICK_MARK, verdict_rows
 
     rows = verdict_rows(outcomes)
@@ -310,13 +311,13 @@ def verdict_table(outcomes, path: Path, quick: bool) -> Table:
     table = Table(title=title, title_justify="left")
     table.add_column("experiment")
     table.add_column("status")
-    for col in ("holds", "explained", "unexplained", "not eval."):
+    for col in ("holds", "explained", "unexplained", "undecided", "not eval."):
         table.add_column(col, justify="right")
     for _, r in rows.iterrows():
         table.add_row(
             str(r["experiment"]),
             str(r["status"]),
-            *(str(int(r[v])) for v in ("holds", "explained", "unexplained", "not evaluated")),
+            *(str(int(r[v])) for v in VERDICTS),
             end_section=r["experiment"] == rows["experiment"].iloc[-2],
         )
     return table

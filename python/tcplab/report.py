@@ -62,12 +62,12 @@ def html_table(df: pd.DataFrame) -> str:
 QUICK_MARK = " (quick run)"
 
 #: The mark shown before a claim of each verdict.
-MARKS = {"holds": "✓", "explained": "◐", "unexplained": "✗", "not evaluated": "?"}
+MARKS = {"holds": "✓", "explained": "◐", "unexplained": "✗", "undecided": "≈", "not evaluated": "?"}
 
 
 def verdict_rows(outcomes: list[Outcome]) -> pd.DataFrame:
-    """Per experiment and in total: how many claims hold, are explained, unexplained, or were
-    not evaluated (the report's summary and the CLI's closing table)."""
+    """Per experiment and in total: how many claims hold, are explained, unexplained, undecided
+    or were not evaluated (the report's summary and the CLI's closing table)."""
     rows = [{"experiment": o.experiment.name, "status": o.status, **o.verdicts()} for o in outcomes]
     total = {"experiment": "total", "status": ""}
     for v in VERDICTS:

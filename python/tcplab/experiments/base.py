@@ -29,7 +29,7 @@ Results = list[tuple[dict[str, Any], Result]]
 
 
 #: A claim's verdict, in the order the report counts them.
-VERDICTS = ("holds", "explained", "unexplained", "not evaluated")
+VERDICTS = ("holds", "explained", "unexplained", "undecided", "not evaluated")
 
 
 @dataclass
@@ -37,8 +37,10 @@ class Claim:
     """A qualitative statement of the paper, checked against our data.
 
     ``passed`` is None when the check had no data to decide on ("not evaluated", never
-    "holds"). A failing claim is "explained" when ``cause`` names an entry of
-    :data:`tcplab.experiments.causes.CAUSES` and ``explanation`` shows the evidence: an
+    "holds"), or, with ``undecided``, when it had data that settles neither way (a statistical
+    test whose interval straddles its tolerance: more runs could decide it). A failing claim
+    is "explained" when ``cause`` names an entry of :data:`tcplab.experiments.causes.CAUSES`
+    and ``explanation`` shows the evidence: an
     ablation under which the claim holds, or the arithmetic that makes the paper's own
     statement unsatisfiable. ``tried`` lists ablations that did not flip it.
     """
@@ -49,11 +51,12 @@ class Claim:
     cause: str | None = None
     explanation: str = ""
     tried: list[str] = field(default_factory=list)
+    undecided: bool = False
 
     @property
     def verdict(self) -> str:
         if self.passed is None:
-            return "not evaluated"
+            return "undecided" if self.undecided else "not evaluated"
         if self.passed:
             return "holds"
         return "explained" if self.cause else "unexplained"

@@ -139,6 +139,7 @@ class LinuxConformance(Experiment):
                     ", ".join(
                         f"{n}: {v}" for n, v in zip([*mine["scenario"], *unrun], verdicts, strict=True)
                     ),
+                    undecided=overall == eq.UNDECIDED,
                 )
             )
         out.notes.append(
