@@ -6,7 +6,7 @@
 
 Every point of python/tcplab/testbed/conformance.py's matrix (``cf.entries``) for ``bbr``
 (one or two BBR flows) and ``bbr+cubic`` (flow 0 BBR, flow 1 CUBIC), seeds 1..n. The
-tcplab documents ``cf.scenario(point, algorithm, seed=..., jitter=None)`` (exact links: ns-3's
+
 dumbbell has no jitter) are the single source of truth: tcplab runs them as they are,
 ns-3 runs bench/ns3/dumbbell with their translation
 (bench/run.py, ``dumbbell_args``: 1000-byte segments with timestamps, every link's rate
@@ -357,9 +357,9 @@ def measure(
     for res in kernel(point, algo):
         add("kernel", res, kernel_segment(res))
     for seed in range(1, seeds + 1):
-        # Exact links for both simulators: ns-3's dumbbell has no jitter (the conformance
-        # report's tcplab side runs the bed's measured jitter, docs/kernel.md).
-        sc = cf.scenario(point, algo, seed=seed, jitter=None)
+        # Exact links for both simulators: ns-3's dumbbell has no jitter and no token bucket
+        # (the conformance report's tcplab side runs the bed's, docs/kernel.md).
+        sc = cf.scenario(point, algo, seed=seed, jitter=None, burst=None)
         add("tcplab", tcplab.run(sc), float(cf.MSS))
         add("ns3", run_ns3(ns3_bin, sc.doc), float(cf.MSS))
     return entry

@@ -70,6 +70,27 @@ def test_documents_carry_the_stack_and_jitter_only_when_asked():
     assert "jitter" in linux["topology"]["bottleneck"], "kernel_scenario must not edit the original"
 
 
+def test_the_beds_token_bucket_is_an_option_of_the_simulated_bottleneck():
+    base = cf.matrix()[0]
+    assert "burst" not in cf.scenario(base, "reno").doc["topology"]["bottleneck"], "an ablation"
+    sc = cf.scenario(base, "reno", burst=cf.BED_BURST)
+    assert sc.doc["topology"]["bottleneck"]["burst"] == cf.BED_BURST == "3ms"
+    sc.validate()
+    assert "burst" not in cf.scenario(base, "reno", sim_stack=None, burst="3ms").doc["topology"]["bottleneck"]
+    assert (
+        LinuxConformance(burst="3ms").scenario(base, "reno").doc["topology"]["bottleneck"]["burst"] == "3ms"
+    )
+    # The kernel's document leaves it out (the bed's own bucket is what it models); the bed
+    # accepts its own value and no other.
+    kernel = cf.kernel_scenario(sc)
+    assert "burst" not in kernel.doc["topology"]["bottleneck"]
+    kernel.doc["topology"]["bottleneck"]["burst"] = "3ms"
+    plan(kernel)
+    kernel.doc["topology"]["bottleneck"]["burst"] = "1ms"
+    with pytest.raises(ScenarioError, match="bottleneck.burst.*'3ms'"):
+        plan(kernel)
+
+
 def test_experiment_default_stack_and_explicit_none():
     assert LinuxConformance().sim_stack == "linux"
     runs = LinuxConformance(sim_stack=None).runs(quick=True)

@@ -62,7 +62,9 @@ fn check_transmitters(text: &str, duration: f64) -> (u32, u32, u32) {
                 l.catch_up(now);
                 assert!(l.queue.is_empty(), "{} at {t}", l.name);
                 let starts: Vec<Time> = l.backlog.starts().collect();
-                assert!(starts.windows(2).all(|w| w[0] < w[1]), "{} at {t}", l.name);
+                // (A token bucket releases packets together: equal starts.)
+                let in_order = |w: &[Time]| w[0] < w[1] || (l.burst > Time::ZERO && w[0] == w[1]);
+                assert!(starts.windows(2).all(in_order), "{} at {t}", l.name);
                 assert!(starts.iter().all(|&s| now < s && s < l.busy_until));
                 assert!(l.backlog.held.len() <= starts.len(), "{} at {t}", l.name);
                 assert_eq!(
@@ -103,6 +105,67 @@ fn fifo_links_schedule_each_packet_on_arrival_or_hold_it() {
     assert!(fifo > 100, "the bottleneck queued packets ({fifo} samples)");
     assert!(held > 0, "the access links held packets");
     assert_eq!(other, 0);
+}
+
+/// A token-bucket bottleneck (`burst`): the same invariants, its packets never held.
+#[test]
+fn a_token_bucket_link_keeps_the_transmitter_invariants() {
+    let text = dumbbell(&format!(r#", burst = "3ms"{LOSSY}"#), "", 4.0, TWO_FLOWS);
+    let (fifo, held, other) = check_transmitters(&text, 4.0);
+    assert!(fifo > 100, "the bottleneck queued packets ({fifo} samples)");
+    assert!(held > 0, "the access links held packets");
+    assert_eq!(other, 0);
+}
+
+/// One lossy flow leaves the bottleneck idle between its bursts: with a token bucket the
+/// bursts pass it back to back, so its RTT samples are shorter and less of its data waits,
+/// while the link never carries more than its rate.
+#[test]
+fn a_token_bucket_lets_bursts_after_idle_through() {
+    let run = |extra: &str| {
+        let text = dumbbell(&format!("{extra}{LOSSY}"), "", 20.0, ONE_FLOW);
+        World::build(&parse_scenario(&text).unwrap())
+            .unwrap()
+            .run()
+            .unwrap()
+    };
+    let (plain, bucket) = (run(""), run(r#", burst = "3ms""#));
+    let (fp, fb) = (&plain.flows[0], &bucket.flows[0]);
+    assert!(
+        fb.mean_rtt < fp.mean_rtt - 1e-4,
+        "{} vs {}",
+        fb.mean_rtt,
+        fp.mean_rtt
+    );
+    let link =
+        |r: &tcplab::RunRecords| r.links.iter().find(|l| l.name == "r0->r1").unwrap().clone();
+    assert!(link(&bucket).mean_queue < link(&plain).mean_queue);
+    assert!(link(&bucket).utilization <= 1.0 + 1e-9);
+    assert!(fb.goodput_bps < 10e6);
+}
+
+/// A token bucket needs a DropTail queue, and a slack from 0 to 10 s.
+#[test]
+fn a_token_bucket_is_refused_where_it_has_no_meaning() {
+    let error = |extra: &str| {
+        let text = dumbbell(extra, "", 1.0, ONE_FLOW);
+        match parse_scenario(&text) {
+            Err(e) => e,
+            Ok(s) => World::build(&s).err().expect("the scenario is invalid"),
+        }
+    };
+    let e = error(&format!(r#", burst = "1ms"{RED}"#));
+    assert_eq!(e.field, "topology.bottleneck.burst");
+    assert!(
+        e.message.contains("DropTail") && e.message.contains("red"),
+        "{}",
+        e.message
+    );
+    let e = error(r#", burst = "-1ms""#);
+    assert_eq!(e.field, "topology.bottleneck.burst");
+    assert!(e.message.contains("between 0 and 10 s"), "{}", e.message);
+    let e = error(r#", reverse = { burst = "11s" }"#);
+    assert_eq!(e.field, "topology.bottleneck.reverse.burst");
 }
 
 /// A RED bottleneck (with DropTail access links): early drops and random loss.

@@ -53,14 +53,24 @@ class LinuxConformance(Experiment):
     explicit = True
     kernel_time = "about 30 min of real time for the full matrix (quick: a few minutes)"
 
-    def __init__(self, sim_stack: str | None = _FROM_ENV, jitter: dict[str, Any] | None = cf.BED_JITTER):
+    def __init__(
+        self,
+        sim_stack: str | None = _FROM_ENV,
+        jitter: dict[str, Any] | None = cf.BED_JITTER,
+        burst: str | None = None,
+    ):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it
-        out); ``jitter``: the simulator's bottleneck jitter for NewVegas and CODE (None: none)."""
+        out); ``jitter``: the simulator's bottleneck jitter for NewVegas and CODE (None: none);
+        ``burst``: the simulated bottleneck's token-bucket slack (None: none; ``cf.BED_BURST``
+        is the bed's)."""
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
         self.jitter = jitter
+        self.burst = burst
 
     def scenario(self, point: cf.Point, algo: str, seed: int = 1):
-        return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed)
+        return cf.scenario(
+            point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, burst=self.burst
+        )
 
     def runs(self, quick: bool) -> list[Run]:
         """Every matrix entry ``cf.repeats`` times on each side: simulated, and on the test bed

@@ -48,7 +48,7 @@ from .. import kernel_ports
 from ..result import Result
 from ..scenario import Scenario, link
 from . import equivalence as eq
-from .plan import bed_loss_draws
+from .plan import bed_burst, bed_loss_draws
 from .runner import delivered_in_window
 
 #: Kernel congestion controls of the matrix, by simulator name (reno, cubic and bbr are the
@@ -74,6 +74,8 @@ def _measured_jitter() -> dict[str, dict[str, Any]]:
 #: algorithm's simulated side runs with it: ACK trains broken by its millisecond tail decide
 #: when CUBIC's HyStart fires, and each round's RTT sample moves Vegas's window.
 BED_JITTER: dict[str, dict[str, Any]] = _measured_jitter()
+#: The bed bottleneck's token-bucket slack (testbed/plan.py ``BURST_SLACK``) as a ``burst``.
+BED_BURST: str = bed_burst()
 MSS = 1000
 FRAME_OVERHEAD = 14 + 20 + 20 + 12
 ACCESS_DELAY = 0.001
@@ -148,11 +150,16 @@ def scenario(
     sim_stack: str | None = "linux",
     jitter: dict[str, Any] | None = BED_JITTER,
     seed: int = 1,
+    burst: str | None = None,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
     delay jitter in each direction (``{"forward": spec, "reverse": spec}``; only with a
-    stack: the engines that know ``stack`` know ``jitter``)."""
+    stack: the engines that know ``stack`` know ``jitter``); ``burst``: the bottleneck's
+    token-bucket slack (only with a stack, as ``jitter``). None by default: the bed's
+    bucket (:data:`BED_BURST`) brings the Vegas family's random-loss points into line and
+    pushes Reno's out (docs/kernel.md, "The bed's token bucket"), so it is an ablation, not
+    the model."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -164,6 +171,9 @@ def scenario(
             # simulator's 0.44-0.60 %, about 10 % of throughput, which a 2 % tolerance
             # cannot see through.
             extra["loss"].update(bed_loss_draws(len(algos)))
+    if sim_stack is not None and burst is not None:
+        # The bed's TBF lets a few frames through back to back after an idle spell.
+        extra["burst"] = burst
     if sim_stack is not None and jitter is not None:
         extra["jitter"] = copy.deepcopy(jitter["forward"])
         extra["reverse"] = {"jitter": copy.deepcopy(jitter["reverse"])}
@@ -211,14 +221,15 @@ KERNEL_DEFAULTS: dict[str, dict[str, Any]] = _kernel_defaults()
 
 
 def kernel_scenario(sim: Scenario) -> Scenario:
-    """The test bed's document: the simulator's without the bottleneck jitter (the bed's
-    own jitter is what that models; the bed cannot add any), without the parameters
+    """The test bed's document: the simulator's without the bottleneck jitter and token
+    bucket (the bed's own are what they model; the bed cannot change them), without the parameters
     that only say what the kernel's module does anyway, and with ``stack = "linux"`` (what
     the bed is; segments then carry ``MSS`` payload bytes, the frame ``FRAME_OVERHEAD``
     more, whatever profile the simulator's side uses)."""
     k = Scenario(copy.deepcopy(sim.doc))
     bottleneck = k.doc["topology"]["bottleneck"]
     bottleneck.pop("jitter", None)
+    bottleneck.pop("burst", None)  # the bed's own token bucket is what it models
     for key in bed_loss_draws(1):  # what the bed's delay element does anyway
         bottleneck.get("loss", {}).pop(key, None)
     if "jitter" in bottleneck.get("reverse", {}):

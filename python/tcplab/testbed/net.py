@@ -26,6 +26,7 @@ from pathlib import Path
 from ..errors import TestbedError
 from . import owner
 from .available import BED, missing_message
+from .plan import BURST_SLACK
 
 ROLES = ("s", "r", "d", "h")
 SENDER_ADDR = "10.201.1.1"
@@ -91,11 +92,6 @@ def transmission_ns_per_byte(rate_bps: float, access_rate_bps: float) -> float:
     time, so the delay element adds this to each frame it holds."""
     return 8e9 / rate_bps + 2 * 8e9 / access_rate_bps
 
-
-#: Seconds of the bottleneck's rate that its token bucket holds beyond one frame: enough to
-#: bank the watchdog's lateness (measured: utilisation 0.999 against 0.989 with 0.85 ms), at
-#: the price of a burst of that much after an idle spell (3.5 frames at 10 Mb/s).
-BURST_SLACK = 3e-3
 
 #: Runs the delay element under SCHED_FIFO (util-linux chrt; root, which the bed needs anyway).
 REALTIME = ("chrt", "--fifo", "50")

@@ -67,6 +67,8 @@ pub struct DirectionSpec {
     pub loss: Option<LossSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<JitterSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<Seconds>,
 }
 
 /// A duplex link. The top-level settings apply to both directions except `loss` and
@@ -90,6 +92,11 @@ pub struct LinkSpec {
     /// A random extra delay per packet that never reorders (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<JitterSpec>,
+    /// The transmitter's token-bucket slack, as time at the link's rate (default 0): after
+    /// an idle spell up to this much of the rate goes out back to back, as through a Linux
+    /// TBF whose bucket holds one packet plus `burst` x rate. Both directions; DropTail only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<Seconds>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reverse: Option<DirectionSpec>,
 }
@@ -108,6 +115,7 @@ impl LinkSpec {
             queue: QueueSpec::default(),
             loss: None,
             jitter: None,
+            burst: None,
             reverse: None,
         }
     }

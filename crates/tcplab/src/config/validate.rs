@@ -6,7 +6,7 @@
 use super::error::name_list;
 use super::flows::{FlowSpec, StartSpec, Traffic};
 use super::schema::*;
-use super::ConfigError;
+use super::{ConfigError, Seconds};
 
 type Check = Result<(), ConfigError>;
 
@@ -128,6 +128,9 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
     if let Some(j) = &l.jitter {
         super::jitter::validate_jitter(&format!("{field}.jitter"), j)?;
     }
+    if let Some(b) = l.burst {
+        validate_burst(&format!("{field}.burst"), b)?;
+    }
     super::queues::validate_queue(&format!("{field}.queue"), &l.queue, l.buffer)?;
     if let Some(r) = &l.reverse {
         let rf = format!("{field}.reverse");
@@ -161,6 +164,9 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
         if let Some(j) = &r.jitter {
             super::jitter::validate_jitter(&format!("{rf}.jitter"), j)?;
         }
+        if let Some(b) = r.burst {
+            validate_burst(&format!("{rf}.burst"), b)?;
+        }
         let (queue, queue_field) = match &r.queue {
             Some(q) => (q, format!("{rf}.queue")),
             None => (&l.queue, format!("{field}.queue")),
@@ -173,6 +179,17 @@ fn validate_link(field: &str, l: &LinkSpec) -> Check {
 /// The most draws a loss model may discard before its first packet (`skip`): enough for
 /// any handshake, small enough that building a link stays instant.
 const MAX_LOSS_SKIP: u64 = 1_000_000;
+
+/// A transmitter's token-bucket slack: 0 to 10 s of the link's rate.
+fn validate_burst(field: &str, burst: Seconds) -> Check {
+    finite_in(
+        field,
+        burst.0,
+        0.0,
+        10.0,
+        "a token-bucket slack must be between 0 and 10 s of the link's rate",
+    )
+}
 
 fn validate_loss(field: &str, loss: &LossSpec) -> Check {
     let prob = |name: &str, v: f64| {

@@ -19,6 +19,8 @@ pub struct DirectedLink {
     pub queue: QueueSpec,
     pub loss: Option<LossSpec>,
     pub jitter: Option<JitterSpec>,
+    /// Token-bucket slack of the transmitter (0: none).
+    pub burst: Seconds,
     /// Whether this link's queue goes into the time series.
     pub monitor: bool,
     /// Document path of the spec this direction came from (for error messages).
@@ -110,6 +112,7 @@ impl Graph {
             queue: spec.queue.clone(),
             loss: spec.loss.clone(),
             jitter: spec.jitter.clone(),
+            burst: spec.burst.unwrap_or(Seconds(0.0)),
             monitor,
             field: field.to_string(),
         };
@@ -137,6 +140,7 @@ fn reverse_of(
         queue: r.queue.clone().unwrap_or_else(|| fwd.queue.clone()),
         loss: r.loss.clone(),
         jitter: r.jitter.clone(),
+        burst: r.burst.unwrap_or(fwd.burst),
         monitor: fwd.monitor,
         field: format!("{field}.reverse"),
     }
@@ -265,6 +269,7 @@ fn wlan(g: &mut Graph, spec: &WlanSpec) {
             queue,
             loss: None,
             jitter: None,
+            burst: Seconds(0.0),
             monitor: false,
             field: field.to_string(),
         };

@@ -124,12 +124,27 @@ impl World {
                     .map(|j| Jitter::new(j, RngStream::new(seed, &format!("jitter:{}", l.name))))
                     .map(Box::new),
                 busy_until: Time::ZERO,
+                burst: Time::from_secs_f64(l.burst.0),
                 done_pending: false,
                 idle_unseen: false,
                 monitor: l.monitor,
                 stats: Default::default(),
             })
             .collect();
+        if let Some((l, spec)) = links
+            .iter()
+            .zip(&graph.links)
+            .find(|(l, _)| l.burst > Time::ZERO && l.fifo.is_none())
+        {
+            return Err(ConfigError::new(
+                format!("{}.burst", spec.field),
+                format!(
+                    "a token-bucket slack needs a DropTail queue; link {} has {}",
+                    l.name,
+                    l.queue.kind()
+                ),
+            ));
+        }
         let wifi = Wireless::build(&graph, seed)?;
 
         let mut router = Router::new(&graph);

@@ -24,7 +24,9 @@
 //! would be out of order in a lane shared by offset. They go to lanes of that link alone
 //! (one per offset, as for other links): the link's arrivals never go back in time
 //! (net/jitter.rs), so each of its lanes stays in order and its packets are scheduled at
-//! once, as at a bottleneck. Links without jitter share lanes exactly as before.
+//! once, as at a bottleneck. So do a token-bucket link's (world/link.rs): its packets'
+//! starts do not follow from one another's ends, which holding a packet until its start
+//! assumes. Links without either share lanes exactly as before.
 //!
 //! [`Scheduler::schedule_fifo`]: crate::sim::Scheduler::schedule_fifo
 
@@ -91,7 +93,7 @@ impl ArrivalLanes {
     fn learn(&mut self, link: &Link, p: &Packet) -> (Time, u32) {
         let tx = link.transmission_time(p);
         let next = self.by_offset.len() as u32;
-        let own = link.jitter.is_some().then_some(link.id);
+        let own = (link.jitter.is_some() || link.burst > Time::ZERO).then_some(link.id);
         let lane = *self.by_offset.entry((tx + link.delay, own)).or_insert(next);
         // Every link passes here for every lane it uses.
         match self.owner.get_mut(lane as usize) {
@@ -135,6 +137,7 @@ mod tests {
             loss: None,
             jitter: None,
             busy_until: Time::ZERO,
+            burst: Time::ZERO,
             done_pending: false,
             idle_unseen: false,
             monitor: false,

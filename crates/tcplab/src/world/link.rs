@@ -71,8 +71,11 @@ pub struct Link {
     pub monitor: bool,
     /// End of the current (or last) transmission: the transmitter is free from then on.
     /// The packet being serialised is not kept: its arrival at the far end is scheduled
-    /// when its transmission starts.
+    /// when its transmission starts. (With a token-bucket slack, the bucket's theoretical
+    /// time of being full again: see [`Link::admit_fifo`].)
     pub busy_until: Time,
+    /// Token-bucket slack of a plain-FIFO transmitter (zero: none).
+    pub burst: Time,
     pub delay: Time,
     pub loss: Option<Box<LossModel>>,
     /// A random extra delay per packet (net/jitter.rs); its arrivals get lanes of their own.
@@ -146,6 +149,13 @@ impl Link {
     /// arriving at `now`, and returns when its transmission starts (at once if the
     /// transmitter is free; the transmitter is then busy until its end), or drops it if
     /// the queue is full.
+    ///
+    /// With a token-bucket slack `burst` the link is a Linux TBF (a bucket of one packet
+    /// plus `burst` of the rate) whose releases each take their own transmission time, as
+    /// the test bed's delay element gives them: `busy_until` is the time the bucket would
+    /// be full again (the generic cell rate algorithm), a packet starts once the bucket
+    /// holds it, `busy_until - burst`, and never before the packet ahead of it. After an
+    /// idle spell `burst` of the rate goes out back to back.
     #[inline]
     pub fn admit_fifo(
         &mut self,
@@ -158,14 +168,17 @@ impl Link {
         if limits.overflows(self.backlog.starts.len(), self.backlog.bytes, p.size) {
             return Err(DropCause::BufferOverflow);
         }
-        let start = self.busy_until.max(now);
+        let mut start = self.busy_until.saturating_sub(self.burst).max(now);
+        if let Some(&(ahead, _)) = self.backlog.starts.back() {
+            start = start.max(ahead);
+        }
         if start > now {
             self.account_queue(now);
             self.backlog.starts.push_back((start, p.size));
             self.backlog.bytes += p.size as u64;
             self.note_queue_len();
         }
-        self.busy_until = start + tx;
+        self.busy_until = self.busy_until.max(start) + tx;
         Ok(start)
     }
 
@@ -214,6 +227,7 @@ mod tests {
             loss: None,
             jitter: None,
             busy_until: Time::ZERO,
+            burst: Time::ZERO,
             done_pending: false,
             idle_unseen: false,
             monitor: false,
@@ -222,6 +236,39 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// With a token-bucket slack a plain-FIFO link starts packets as a token bucket of
+        /// one packet plus `burst` of the rate releases them (Linux TBF): the reference
+        /// keeps the tokens themselves.
+        #[test]
+        fn a_token_bucket_link_releases_packets_as_the_bucket_does(
+            gaps in proptest::collection::vec(0u64..3000, 1..60),
+            burst_us in 0u64..5000,
+        ) {
+            const SIZE: u32 = 1000; // 1000 us at 1 byte per microsecond
+            let mut link = fifo_link(1000);
+            link.burst = Time::from_micros(burst_us);
+            let bucket = (SIZE as u64 + burst_us) as f64; // bytes
+            let (mut tokens, mut filled_at, mut last_start) = (bucket, 0u64, 0u64);
+            let mut now = Time::ZERO;
+            for &gap in &gaps {
+                now += Time::from_micros(gap);
+                let limits = link.fifo.unwrap();
+                let tx = link.transmission_time(&pkt(SIZE));
+                let got = link.admit_fifo(limits, &pkt(SIZE), tx, now).unwrap();
+                // Reference: the packet leaves after the one ahead, once the bucket holds it.
+                let mut t = (now.nanos() / 1000).max(last_start);
+                tokens = (tokens + (t - filled_at) as f64).min(bucket);
+                if tokens < SIZE as f64 {
+                    t += (SIZE as f64 - tokens) as u64;
+                    tokens = SIZE as f64;
+                }
+                tokens -= SIZE as f64;
+                filled_at = t;
+                last_start = t;
+                proptest::prop_assert_eq!(got, Time::from_micros(t));
+            }
+        }
+
         /// A plain-FIFO link admits, drops and starts packets as a queue that stores them
         /// and sends them one after the other would, with the same queue-length integral
         /// and maximum (the packet being serialised not counted).
