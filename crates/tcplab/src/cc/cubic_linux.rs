@@ -23,7 +23,7 @@
 //! carry); the conformance matrix's transfers never idle.
 
 use super::hystart::HyStart;
-use super::linux_window::{cwnd_of, slow_start, AiCredit};
+use super::linux_window::{after_slow_start, cwnd_of, AiCredit};
 use super::CcState;
 use crate::sim::Time;
 
@@ -184,16 +184,9 @@ impl LinuxCubic {
     /// `cubictcp_cong_avoid`: nothing unless the window is the limit; slow start, then
     /// `bictcp_update` and `tcp_cong_avoid_ai` with its `cnt`.
     pub fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
-        if !st.cwnd_limited {
+        let Some(acked) = after_slow_start(st, acked) else {
             return;
-        }
-        let mut acked = acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         self.update(cwnd_of(st), acked, self.jiffies(st.now));
         self.credit.grow(st, self.cnt, acked);
     }

@@ -25,6 +25,24 @@ pub fn slow_start(st: &mut CcState, acked: u32) -> u32 {
     acked - (grown - cwnd) as u32
 }
 
+/// The common start of Linux's `cong_avoid` hooks (`tcp_reno_cong_avoid`,
+/// `cubictcp_cong_avoid`): nothing unless the window is the limit (`tcp_is_cwnd_limited`),
+/// then slow start; returns the acknowledgements left for congestion avoidance, or None
+/// when there is no congestion avoidance to do (outside slow start even none acknowledged
+/// goes on: `tcp_cong_avoid_ai` may spend credit it holds).
+pub fn after_slow_start(st: &mut CcState, acked: u32) -> Option<u32> {
+    if !st.cwnd_limited {
+        return None;
+    }
+    if !st.in_slow_start() {
+        return Some(acked);
+    }
+    match slow_start(st, acked) {
+        0 => None,
+        left => Some(left),
+    }
+}
+
 /// `snd_cwnd_cnt`, the credit of additive increase. Linux clears it when a window
 /// reduction starts (`tcp_init_cwnd_reduction`) and on a timeout (`tcp_enter_loss`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,14 +68,45 @@ impl AiCredit {
     }
 }
 
+/// A window-limited state of `cwnd` and `ssthresh` segments, for the ports' tests.
+#[cfg(test)]
+pub fn limited_state(cwnd: f64, ssthresh: f64) -> CcState {
+    let mut st = CcState::new(cwnd, ssthresh, 1000, 1_000_000);
+    st.cwnd_limited = true;
+    st
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn state(cwnd: f64, ssthresh: f64) -> CcState {
-        let mut st = CcState::new(cwnd, ssthresh, 1000, 1_000_000);
-        st.cwnd_limited = true;
-        st
+        limited_state(cwnd, ssthresh)
+    }
+
+    #[test]
+    fn congestion_avoidance_gets_what_slow_start_leaves() {
+        let mut st = state(10.0, 12.0);
+        assert_eq!(after_slow_start(&mut st, 5), Some(3));
+        assert_eq!(
+            after_slow_start(&mut st, 0),
+            Some(0),
+            "out of slow start it goes on"
+        );
+        let mut st = state(10.0, 20.0);
+        assert_eq!(
+            after_slow_start(&mut st, 5),
+            None,
+            "all spent in slow start"
+        );
+        assert_eq!(st.cwnd, 15.0);
+        st.cwnd_limited = false;
+        assert_eq!(
+            after_slow_start(&mut st, 5),
+            None,
+            "not the limit: no growth"
+        );
+        assert_eq!(st.cwnd, 15.0);
     }
 
     #[test]

@@ -19,7 +19,7 @@
 //!   applies (the advertised window still limits the sender).
 
 use super::delay::Estimate;
-use super::linux_window::{cwnd_of, slow_start, ssthresh_of, AiCredit};
+use super::linux_window::{after_slow_start, cwnd_of, slow_start, ssthresh_of, AiCredit};
 use super::vegas::{AvoidanceRule, RoundView};
 use super::CcState;
 use crate::sim::Time;
@@ -209,16 +209,9 @@ impl LinuxVegas {
     /// `tcp_reno_cong_avoid`: nothing unless the window is the limit; slow start, and
     /// the acknowledgements left over from it go to additive increase.
     fn reno_cong_avoid(&mut self, st: &mut CcState, acked: u32) {
-        if !st.cwnd_limited {
+        let Some(acked) = after_slow_start(st, acked) else {
             return;
-        }
-        let mut acked = acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        };
         let w = cwnd_of(st) as u32;
         self.cwnd_cnt.grow(st, w, acked);
     }
@@ -228,11 +221,7 @@ impl LinuxVegas {
 mod tests {
     use super::*;
 
-    fn state(cwnd: f64, ssthresh: f64) -> CcState {
-        let mut st = CcState::new(cwnd, ssthresh, 1000, 1_000_000);
-        st.cwnd_limited = true;
-        st
-    }
+    use crate::cc::linux_window::limited_state as state;
 
     #[test]
     fn reno_growth_only_when_the_window_is_the_limit() {
