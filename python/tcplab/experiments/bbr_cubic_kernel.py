@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import WARE_STATED_MEDIAN_ERROR, mean_ci, ware_bbr_share
-from ..testbed.conformance import kernel_scenario
+from ..testbed.conformance import KERNEL_DEFAULTS, kernel_scenario
 from . import register
 from .base import Claim, Experiment, Figure, Outcome, Results, Run
 from .bbr_cubic import BASE_RTT_S, BDP_PACKETS, CAPACITY_PPS, bbr_cubic_scenario, buffer_axis, buffer_packets
@@ -38,8 +38,15 @@ AGREEMENT = WARE_STATED_MEDIAN_ERROR
 
 
 def scenario(buffer_bdp: float, seed: int, quick: bool):
+    """The simulated side's document. Its CUBIC is the kernel's (tcp_cubic.c's arithmetic and
+    HyStart, ``conformance.KERNEL_DEFAULTS``), which ``kernel_scenario`` turns back into the
+    kernel's own ``cubic`` for the bed."""
     duration, since = (QUICK_DURATION, QUICK_MEASURE_FROM) if quick else (DURATION, MEASURE_FROM)
-    return bbr_cubic_scenario(buffer_bdp, 1, duration=duration, measure_from=since, seed=seed, start=0.0)
+    sc = bbr_cubic_scenario(buffer_bdp, 1, duration=duration, measure_from=since, seed=seed, start=0.0)
+    for f in sc.doc["flows"]:
+        if f["cc"] == "cubic":
+            f["cc"] = {"name": "cubic", **KERNEL_DEFAULTS["cubic"]}
+    return sc
 
 
 def share_row(params: dict[str, Any], res) -> dict[str, Any]:
@@ -158,7 +165,8 @@ class BbrVsCubicKernel(Experiment):
         "and one CUBIC flow starting together (the bed cannot start flows at random times), drop-tail "
         "buffers of 1, 2 and 4 BDP (quick: 2), 150 s runs measured from 50 s (quick: 40 s from 10 s), "
         "2 seeds (quick: 1). Kernel side: the test bed with the kernel's own bbr and cubic; simulated side: "
-        "the same scenario. The model is eq. 10 at each buffer."
+        'the same scenario, its CUBIC as Linux\'s (variant = "linux", HyStart). The model is eq. 10 at '
+        "each buffer."
     )
     needs = ("cc:bbr", "testbed:kernel")
     kernel_time = "about 16 min of real time (quick: one 40 s run)"
