@@ -257,10 +257,13 @@ impl LinuxCubic {
     /// `tcp_friendliness`: the Reno-friendly estimate `tcp_cwnd`; where it is ahead of
     /// the window, `cnt` is at most `cwnd / (tcp_cwnd - cwnd)`.
     fn friendliness(&mut self, cwnd: u64) {
-        // (Linux loops forever at a zero step, which its beta range never gives.)
+        // One segment for every whole step the count *exceeds* (Linux's loop runs while
+        // `ack_cnt > step`, so a count of exactly one step waits). (Linux loops forever at a
+        // zero step, which its beta range never gives.)
         let step = ((cwnd * self.p.beta_scale()) >> 3).max(1);
-        self.tcp_cwnd += self.ack_cnt / step;
-        self.ack_cnt %= step;
+        let gained = self.ack_cnt.saturating_sub(1) / step;
+        self.tcp_cwnd += gained;
+        self.ack_cnt -= gained * step;
         if self.tcp_cwnd > cwnd {
             let max_cnt = cwnd / (self.tcp_cwnd - cwnd);
             self.cnt = self.cnt.min(max_cnt.min(u32::MAX as u64) as u32);
@@ -389,6 +392,10 @@ mod tests {
         c.ack_cnt = 27;
         c.friendliness(7);
         assert_eq!((c.tcp_cwnd, c.ack_cnt, c.cnt), (9, 1, 3));
+        // Exactly one step: Linux's loop (`ack_cnt > step`) leaves it for the next ACK.
+        (c.tcp_cwnd, c.ack_cnt) = (7, 13);
+        c.friendliness(7);
+        assert_eq!((c.tcp_cwnd, c.ack_cnt), (7, 13));
         c.tcp_cwnd = 5;
         c.cnt = 700;
         c.friendliness(7);
