@@ -57,7 +57,8 @@ pub struct CubicParams {
     /// Section 4.3 Reno-friendly region (on).
     pub reno_friendly: bool,
     /// Linux's HyStart in slow start (off: RFC 9438 does not specify it; Linux's
-    /// tcp_cubic has it on by default).
+    /// tcp_cubic has it on by default, so give `hystart = true` with `variant = "linux"`
+    /// for the module as the kernel ships it).
     pub hystart: bool,
     /// The Reno-friendly estimate's growth per round (see [`RenoAlpha`]; the `linux`
     /// variant always grows it as Linux does).
@@ -283,7 +284,13 @@ impl CongestionControl for Cubic {
         self.avoid(st, acked);
     }
 
-    fn cwnd_event(&mut self, _st: &mut CcState, event: CaEvent) {
+    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
+        if let Some(l) = &mut self.linux {
+            if event == CaEvent::TxStart {
+                l.tx_start(st);
+            }
+            return;
+        }
         if event == CaEvent::Loss {
             // Section 4.8: after a timeout, K = 0 and W_max = cwnd_epoch.
             self.w_max = None;

@@ -152,6 +152,9 @@ pub struct CcState {
     /// application-limited, until `delivered` passes it (Linux `tp->app_limited`). An
     /// algorithm may set it in `cong_control` (BBR does in PROBE_RTT).
     pub app_limited: u64,
+    /// When the last data segment was sent (Linux `tp->lsndtime`): at `CaEvent::TxStart`
+    /// still the last send before the idle spell.
+    pub last_send: Time,
 }
 
 impl CcState {
@@ -179,6 +182,7 @@ impl CcState {
             delivered_time: Time::ZERO,
             lost: 0,
             app_limited: 0,
+            last_send: Time::ZERO,
         }
     }
 

@@ -581,7 +581,7 @@ impl TcpSender {
         self.high_seq = self.snd_max;
         self.dupacks = 0;
         self.tlp_high_seq = None;
-        self.set_ca_state(CaState::Loss);
+        self.enter_loss_state();
         self.rto.back_off();
         self.record_loss(now, seq, LossKind::Timeout, cwnd_before);
         self.refresh(now);
@@ -836,6 +836,42 @@ mod tests {
         assert_eq!(s.stats.fast_retransmits, 0);
         s.on_ack(rto + ms(150), &ack(11, rto), None);
         assert_eq!(s.st.ca_state, CaState::Open);
+    }
+
+    /// Linux `tcp_enter_loss` calls the algorithm's `set_state(TCP_CA_Loss)` on every
+    /// timeout, also one that finds the state Loss already: Linux's CUBIC forgets W_max
+    /// (`bictcp_reset`) each time, after `ssthresh` has just set it.
+    #[test]
+    fn every_timeout_tells_the_algorithm_it_enters_loss() {
+        let cfg = TcpConfig::from_options(&TcpOptions {
+            stack: Some(Stack::Linux),
+            ..TcpOptions::default()
+        });
+        let params = crate::cc::cubic::CubicParams {
+            variant: crate::cc::cubic::CubicVariant::Linux,
+            ..Default::default()
+        };
+        let cubic = crate::cc::cubic::Cubic::new(params);
+        let mut s = TcpSender::new(0, 0, 1, &cfg, Box::new(cubic), Recovery::Prr, None);
+        s.start(Time::ZERO);
+        s.outbox.clear();
+        let w_max = |s: &TcpSender| {
+            let mut vars = Vec::new();
+            s.cc().variables(&mut vars);
+            vars.iter().find(|(n, _)| *n == "w_max").unwrap().1
+        };
+        let rto = s.take_timer_request().expect("RTO armed");
+        s.on_timer(rto, rto);
+        assert_eq!((s.st.ca_state, w_max(&s)), (CaState::Loss, 0.0));
+        // The retransmission is acknowledged (a valid sample: the backoff ends), the rest
+        // is not; the next timeout finds the state still Loss.
+        s.on_ack(rto + ms(100), &ack(1, rto), None);
+        assert_eq!(s.st.ca_state, CaState::Loss);
+        s.outbox.clear();
+        let again = s.take_timer_request().expect("RTO re-armed");
+        s.on_timer(again, again);
+        assert_eq!(s.stats.timeouts, 2);
+        assert_eq!(w_max(&s), 0.0, "reset again, not the window ssthresh saw");
     }
 
     /// Linux `tcp_enter_loss`: a timeout marks what is outstanding lost and resends it in

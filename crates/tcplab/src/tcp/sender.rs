@@ -323,6 +323,14 @@ impl TcpSender {
         }
     }
 
+    /// A timeout's `TCP_CA_Loss`: Linux's `tcp_enter_loss` calls `tcp_set_ca_state` on every
+    /// timeout, and that calls the algorithm's `set_state` even when the state is Loss
+    /// already (CUBIC's `bictcp_reset` then runs again). The scoreboard (Linux) path only.
+    pub(super) fn enter_loss_state(&mut self) {
+        self.cc.set_state(&mut self.st, CaState::Loss);
+        self.st.ca_state = CaState::Loss;
+    }
+
     pub(super) fn arm_timer(&mut self, now: Time) {
         self.arm(TimerKind::Rto, now + self.rto.rto());
     }
@@ -361,6 +369,7 @@ impl TcpSender {
         };
         self.stats.segments_sent += 1;
         self.event_sends += 1;
+        self.st.last_send = now;
         if let Some(p) = &mut self.pacer {
             p.on_send(now, payload, self.st.pacing_rate);
         }
