@@ -168,18 +168,33 @@ impl Link {
         if limits.overflows(self.backlog.starts.len(), self.backlog.bytes, p.size) {
             return Err(DropCause::BufferOverflow);
         }
-        let mut start = self.busy_until.saturating_sub(self.burst).max(now);
-        if let Some(&(ahead, _)) = self.backlog.starts.back() {
-            start = start.max(ahead);
-        }
+        // (A token bucket's `busy_until` may lie after the start; a plain link's never.)
+        let (start, free_at) = if self.burst > Time::ZERO {
+            let start = self.bucket_start(now);
+            (start, self.busy_until.max(start) + tx)
+        } else {
+            let start = self.busy_until.max(now);
+            (start, start + tx)
+        };
         if start > now {
             self.account_queue(now);
             self.backlog.starts.push_back((start, p.size));
             self.backlog.bytes += p.size as u64;
             self.note_queue_len();
         }
-        self.busy_until = self.busy_until.max(start) + tx;
+        self.busy_until = free_at;
         Ok(start)
+    }
+
+    /// A token bucket's start for a packet arriving at `now`: once the bucket holds it,
+    /// and not before the packet ahead of it. (Out of line: plain links never come here.)
+    #[inline(never)]
+    fn bucket_start(&self, now: Time) -> Time {
+        let start = self.busy_until.saturating_sub(self.burst).max(now);
+        match self.backlog.starts.back() {
+            Some(&(ahead, _)) => start.max(ahead),
+            None => start,
+        }
     }
 
     /// Adds the queue-length area up to `now`; call before every change of the queue.
