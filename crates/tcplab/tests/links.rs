@@ -166,6 +166,16 @@ fn a_token_bucket_is_refused_where_it_has_no_meaning() {
     assert!(e.message.contains("between 0 and 10 s"), "{}", e.message);
     let e = error(r#", reverse = { burst = "11s" }"#);
     assert_eq!(e.field, "topology.bottleneck.reverse.burst");
+    // The reverse direction inherits the slack: an AQM there is blamed on the key written.
+    let e = error(
+        r#", burst = "1ms", reverse = { queue = { kind = "red", min_th = 5, max_th = 15 } }"#,
+    );
+    assert_eq!(e.field, "topology.bottleneck.burst");
+    assert!(e.message.contains("r1->r0"), "{}", e.message);
+    let e = error(
+        r#", reverse = { burst = "1ms", queue = { kind = "red", min_th = 5, max_th = 15 } }"#,
+    );
+    assert_eq!(e.field, "topology.bottleneck.reverse.burst");
 }
 
 /// A RED bottleneck (with DropTail access links): early drops and random loss.

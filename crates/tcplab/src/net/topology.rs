@@ -19,8 +19,10 @@ pub struct DirectedLink {
     pub queue: QueueSpec,
     pub loss: Option<LossSpec>,
     pub jitter: Option<JitterSpec>,
-    /// Token-bucket slack of the transmitter (0: none).
+    /// Token-bucket slack of the transmitter (0: none), and the document path that set it
+    /// (a reverse direction inherits the forward one's).
     pub burst: Seconds,
+    pub burst_field: String,
     /// Whether this link's queue goes into the time series.
     pub monitor: bool,
     /// Document path of the spec this direction came from (for error messages).
@@ -113,6 +115,7 @@ impl Graph {
             loss: spec.loss.clone(),
             jitter: spec.jitter.clone(),
             burst: spec.burst.unwrap_or(Seconds(0.0)),
+            burst_field: format!("{field}.burst"),
             monitor,
             field: field.to_string(),
         };
@@ -141,6 +144,10 @@ fn reverse_of(
         loss: r.loss.clone(),
         jitter: r.jitter.clone(),
         burst: r.burst.unwrap_or(fwd.burst),
+        burst_field: match r.burst {
+            Some(_) => format!("{field}.reverse.burst"),
+            None => fwd.burst_field.clone(),
+        },
         monitor: fwd.monitor,
         field: format!("{field}.reverse"),
     }
@@ -270,6 +277,7 @@ fn wlan(g: &mut Graph, spec: &WlanSpec) {
             loss: None,
             jitter: None,
             burst: Seconds(0.0),
+            burst_field: format!("{field}.burst"),
             monitor: false,
             field: field.to_string(),
         };

@@ -137,7 +137,7 @@ impl World {
             .find(|(l, _)| l.burst > Time::ZERO && l.fifo.is_none())
         {
             return Err(ConfigError::new(
-                format!("{}.burst", spec.field),
+                spec.burst_field.clone(),
                 format!(
                     "a token-bucket slack needs a DropTail queue; link {} has {}",
                     l.name,
