@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 /// CUBIC in the registry of algorithms.
 pub const ALGORITHM: Algorithm = Algorithm {
     name: "cubic",
-    build: |spec, field| Ok(Box::new(Cubic::from_spec(spec, field)?)),
+    build: |spec, field| Ok(build(params_from_spec(spec, field)?)),
     params: &[ParamStruct::of::<CubicParams>],
     source: include_str!("cubic.rs"),
 };
@@ -136,8 +136,27 @@ pub struct Cubic {
     cwnd_prior: f64,
     epoch: Option<Epoch>,
     hystart: Option<HyStart>,
-    /// The `linux` variant, which then makes every decision.
-    linux: Option<LinuxCubic>,
+}
+
+/// The CUBIC that `p.variant` names: RFC 9438's ([`Cubic`]) or Linux's ([`LinuxCubic`]).
+pub fn build(p: CubicParams) -> Box<dyn CongestionControl> {
+    match p.variant {
+        CubicVariant::Rfc9438 => Box::new(Cubic::new(p)),
+        CubicVariant::Linux => {
+            let lp =
+                LinuxCubicParams::from_real(p.c, p.beta, p.fast_convergence, p.reno_friendly, p.hz);
+            Box::new(LinuxCubic::new(lp, p.hystart))
+        }
+    }
+}
+
+/// CUBIC's parameters from a flow's `cc` table, range-checked.
+pub fn params_from_spec(spec: &CcSpec, field: &str) -> Result<CubicParams, ConfigError> {
+    let p: CubicParams = parse_params(spec, field)?;
+    check_range(field, "c", p.c, 1e-3, 100.0)?;
+    check_range(field, "beta", p.beta, 0.01, 0.99)?;
+    check_range(field, "hz", p.hz as f64, 100.0, 1000.0)?;
+    Ok(p)
 }
 
 impl Cubic {
@@ -147,26 +166,8 @@ impl Cubic {
             cwnd_prior: 0.0,
             epoch: None,
             hystart: p.hystart.then(HyStart::default),
-            linux: (p.variant == CubicVariant::Linux).then(|| {
-                let lp = LinuxCubicParams::from_real(
-                    p.c,
-                    p.beta,
-                    p.fast_convergence,
-                    p.reno_friendly,
-                    p.hz,
-                );
-                LinuxCubic::new(lp, p.hystart)
-            }),
             p,
         }
-    }
-
-    pub fn from_spec(spec: &CcSpec, field: &str) -> Result<Self, ConfigError> {
-        let p: CubicParams = parse_params(spec, field)?;
-        check_range(field, "c", p.c, 1e-3, 100.0)?;
-        check_range(field, "beta", p.beta, 0.01, 0.99)?;
-        check_range(field, "hz", p.hz as f64, 100.0, 1000.0)?;
-        Ok(Cubic::new(p))
     }
 
     /// The Reno-friendly estimate's growth per round (RFC 9438 eq. 4, or Linux's constant).
@@ -223,9 +224,6 @@ impl CongestionControl for Cubic {
     }
 
     fn ssthresh(&mut self, st: &CcState, _loss: &LossInfo) -> f64 {
-        if let Some(l) = &mut self.linux {
-            return l.ssthresh(st);
-        }
         let w = st.effective_window();
         self.w_max = Some(match self.w_max {
             Some(old) if self.p.fast_convergence && w < old => w * (1.0 + self.p.beta) / 2.0,
@@ -237,27 +235,18 @@ impl CongestionControl for Cubic {
     }
 
     fn init(&mut self, st: &mut CcState) {
-        if let Some(l) = &mut self.linux {
-            return l.init(st);
-        }
         if let Some(h) = &mut self.hystart {
             h.reset_round(st);
         }
     }
 
     fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
-        if let Some(l) = &mut self.linux {
-            return l.pkts_acked(st, sample.rtt);
-        }
         if let (Some(h), Some(rtt)) = (&mut self.hystart, sample.rtt) {
             h.on_rtt(st, rtt);
         }
     }
 
     fn set_state(&mut self, st: &mut CcState, new: CaState) {
-        if let (Some(l), CaState::Loss) = (&mut self.linux, new) {
-            return l.enter_loss(st);
-        }
         if new == CaState::Loss {
             if let Some(h) = &mut self.hystart {
                 h.restart(st);
@@ -266,9 +255,6 @@ impl CongestionControl for Cubic {
     }
 
     fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
-        if let Some(l) = &mut self.linux {
-            return l.cong_avoid(st, acked);
-        }
         if !st.cwnd_limited {
             return; // RFC 7661 / RFC 9438 section 5.8: no growth of an unused window
         }
@@ -284,13 +270,7 @@ impl CongestionControl for Cubic {
         self.avoid(st, acked);
     }
 
-    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
-        if let Some(l) = &mut self.linux {
-            if event == CaEvent::TxStart {
-                l.tx_start(st);
-            }
-            return;
-        }
+    fn cwnd_event(&mut self, _st: &mut CcState, event: CaEvent) {
         if event == CaEvent::Loss {
             // Section 4.8: after a timeout, K = 0 and W_max = cwnd_epoch.
             self.w_max = None;
@@ -299,14 +279,11 @@ impl CongestionControl for Cubic {
     }
 
     fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
-        let (k, w_max, w_est) = if let Some(l) = &self.linux {
-            l.variables()
-        } else {
-            self.epoch
-                .map_or((f64::NAN, self.w_max.unwrap_or(f64::NAN), f64::NAN), |e| {
-                    (e.k, e.w_max, e.w_est)
-                })
-        };
+        let (k, w_max, w_est) = self
+            .epoch
+            .map_or((f64::NAN, self.w_max.unwrap_or(f64::NAN), f64::NAN), |e| {
+                (e.k, e.w_max, e.w_est)
+            });
         out.push(("k", k));
         out.push(("w_max", w_max));
         out.push(("w_est", w_est));

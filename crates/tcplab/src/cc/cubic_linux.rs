@@ -26,7 +26,7 @@
 
 use super::hystart::HyStart;
 use super::linux_window::{after_slow_start, cwnd_of, AiCredit};
-use super::CcState;
+use super::{AckSample, CaEvent, CaState, CcState, CongestionControl, LossInfo};
 use crate::sim::Time;
 
 /// `BICTCP_BETA_SCALE`.
@@ -133,7 +133,7 @@ impl LinuxCubic {
     }
 
     /// `cubictcp_init` (HyStart's first round).
-    pub fn init(&mut self, st: &CcState) {
+    fn start_hystart_round(&mut self, st: &CcState) {
         if let Some(h) = &mut self.hystart {
             h.reset_round(st);
         }
@@ -156,13 +156,13 @@ impl LinuxCubic {
     /// every variable, and HyStart starts afresh.
     pub fn enter_loss(&mut self, st: &CcState) {
         *self = LinuxCubic::new(self.p, self.hystart.is_some());
-        self.init(st);
+        self.start_hystart_round(st);
     }
 
     /// `cubictcp_recalc_ssthresh`: the epoch ends; W_max with fast convergence; the
     /// window kept is `cwnd * beta / 1024`, at least 2. (`tcp_init_cwnd_reduction` and
     /// `tcp_enter_loss`, which call it, clear `snd_cwnd_cnt`.)
-    pub fn ssthresh(&mut self, st: &CcState) -> f64 {
+    pub fn recalc_ssthresh(&mut self, st: &CcState) -> f64 {
         let cwnd = cwnd_of(st);
         let beta = self.p.beta as u64;
         self.epoch_start = None;
@@ -178,7 +178,7 @@ impl LinuxCubic {
     /// `cubictcp_acked`: an RTT sample. Samples within a second of the epoch's start
     /// (just after recovery) are discarded; the rest update `delay_min` and, in slow
     /// start, HyStart.
-    pub fn pkts_acked(&mut self, st: &mut CcState, rtt: Option<Time>) {
+    pub fn acked_rtt(&mut self, st: &mut CcState, rtt: Option<Time>) {
         let Some(rtt) = rtt else {
             return;
         };
@@ -198,7 +198,7 @@ impl LinuxCubic {
 
     /// `cubictcp_cong_avoid`: nothing unless the window is the limit; slow start, then
     /// `bictcp_update` and `tcp_cong_avoid_ai` with its `cnt`.
-    pub fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
+    pub fn grow_window(&mut self, st: &mut CcState, acked: u32) {
         let Some(acked) = after_slow_start(st, acked) else {
             return;
         };
@@ -286,7 +286,7 @@ impl LinuxCubic {
     }
 
     /// For `variables`: K in seconds, W_max, the Reno-friendly estimate.
-    pub fn variables(&self) -> (f64, f64, f64) {
+    fn state_variables(&self) -> (f64, f64, f64) {
         let epoch = self.epoch_start.is_some();
         (
             if epoch {
@@ -301,6 +301,49 @@ impl LinuxCubic {
                 f64::NAN
             },
         )
+    }
+}
+
+/// Linux's `struct tcp_congestion_ops cubictcp`: the hooks the kernel calls, each to the
+/// rule above that the module's function of that hook follows.
+impl CongestionControl for LinuxCubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn init(&mut self, st: &mut CcState) {
+        self.start_hystart_round(st);
+    }
+
+    fn ssthresh(&mut self, st: &CcState, _loss: &LossInfo) -> f64 {
+        self.recalc_ssthresh(st)
+    }
+
+    fn pkts_acked(&mut self, st: &mut CcState, sample: &AckSample) {
+        self.acked_rtt(st, sample.rtt);
+    }
+
+    fn set_state(&mut self, st: &mut CcState, new: CaState) {
+        if new == CaState::Loss {
+            self.enter_loss(st);
+        }
+    }
+
+    fn cong_avoid(&mut self, st: &mut CcState, acked: u32) {
+        self.grow_window(st, acked);
+    }
+
+    fn cwnd_event(&mut self, st: &mut CcState, event: CaEvent) {
+        if event == CaEvent::TxStart {
+            self.tx_start(st);
+        }
+    }
+
+    fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
+        let (k, w_max, w_est) = self.state_variables();
+        out.push(("k", k));
+        out.push(("w_max", w_max));
+        out.push(("w_est", w_est));
     }
 }
 
@@ -346,21 +389,21 @@ mod tests {
     fn reduction_truncates_and_fast_convergence_lowers_w_max() {
         let mut c = LinuxCubic::new(params(), false);
         // 100 * 717 / 1024 = 70.02 -> 70; W_max = 100.
-        assert_eq!(c.ssthresh(&state(100.9, 0)), 70.0);
+        assert_eq!(c.recalc_ssthresh(&state(100.9, 0)), 70.0);
         assert_eq!(c.last_max_cwnd, 100);
         // Below W_max: W_max = 90 * 1741 / 2048 = 76 (76.5 truncated).
-        assert_eq!(c.ssthresh(&state(90.0, 0)), 63.0);
+        assert_eq!(c.recalc_ssthresh(&state(90.0, 0)), 63.0);
         assert_eq!(c.last_max_cwnd, 76);
-        assert_eq!(c.ssthresh(&state(2.0, 0)), 2.0, "at least 2");
+        assert_eq!(c.recalc_ssthresh(&state(2.0, 0)), 2.0, "at least 2");
     }
 
     #[test]
     fn k_is_the_time_back_to_w_max_in_units_of_1024ths_of_a_second() {
         let mut c = LinuxCubic::new(params(), false);
-        c.ssthresh(&state(100.0, 0));
+        c.recalc_ssthresh(&state(100.0, 0));
         let mut st = state(70.0, 1000);
         st.ssthresh = 70.0;
-        c.cong_avoid(&mut st, 1);
+        c.grow_window(&mut st, 1);
         // K = cbrt(30 / 0.4004) s = 4.2155 s.
         let k = c.k as f64 / 1024.0;
         assert!((k - (30.0f64 / 0.400390625).cbrt()).abs() < 2e-3, "{k}");
@@ -372,13 +415,13 @@ mod tests {
         let mut c = LinuxCubic::new(params(), false);
         let mut st = state(40.0, 1000);
         st.ssthresh = 40.0;
-        c.cong_avoid(&mut st, 1);
+        c.grow_window(&mut st, 1);
         assert!(c.cnt <= 20, "cnt {}", c.cnt);
         let mut grown = 0;
         for i in 0..40 {
             st.now = Time::from_millis(1000 + i);
             let before = st.cwnd;
-            c.cong_avoid(&mut st, 1);
+            c.grow_window(&mut st, 1);
             grown += (st.cwnd - before) as u32;
         }
         assert!(grown >= 2, "{grown}");
@@ -390,10 +433,10 @@ mod tests {
         // out just under 3 and truncates to 2: the target is 8, not 7, and cnt = 7 / 1
         // (a segment per round, where RFC 9438's real arithmetic gives a fraction of one).
         let mut c = LinuxCubic::new(params(), false);
-        c.ssthresh(&state(10.0, 0));
+        c.recalc_ssthresh(&state(10.0, 0));
         let mut st = state(7.0, 1000);
         st.ssthresh = 7.0;
-        c.cong_avoid(&mut st, 1);
+        c.grow_window(&mut st, 1);
         assert_eq!((c.origin_point, c.cnt), (10, 7));
     }
 
@@ -423,10 +466,10 @@ mod tests {
         let mut st = state(20.0, 1000);
         st.ssthresh = 10.0;
         st.cwnd_limited = false;
-        c.cong_avoid(&mut st, 10);
+        c.grow_window(&mut st, 10);
         assert_eq!(st.cwnd, 20.0);
-        c.ssthresh(&st);
-        c.pkts_acked(&mut st, Some(Time::from_millis(50)));
+        c.recalc_ssthresh(&st);
+        c.acked_rtt(&mut st, Some(Time::from_millis(50)));
         assert_eq!(c.delay_min, 50_000);
         c.enter_loss(&st);
         assert_eq!((c.delay_min, c.last_max_cwnd, c.epoch_start), (0, 0, None));
@@ -435,10 +478,10 @@ mod tests {
     #[test]
     fn an_idle_spell_moves_the_epoch_forward_but_never_past_now() {
         let mut c = LinuxCubic::new(params(), false);
-        c.ssthresh(&state(20.0, 0));
+        c.recalc_ssthresh(&state(20.0, 0));
         let mut st = state(14.0, 1000);
         st.ssthresh = 14.0;
-        c.cong_avoid(&mut st, 1); // the epoch starts at 1 s: jiffy 250
+        c.grow_window(&mut st, 1); // the epoch starts at 1 s: jiffy 250
         assert_eq!(c.epoch_start, Some(250));
         // Last send at 1.2 s, sending resumes at 1.7 s: 125 jiffies idle.
         st.last_send = Time::from_millis(1200);
@@ -451,7 +494,7 @@ mod tests {
         c.tx_start(&st);
         assert_eq!(c.epoch_start, Some(450));
         // No epoch (just after a reduction): nothing to move.
-        c.ssthresh(&st);
+        c.recalc_ssthresh(&st);
         c.tx_start(&st);
         assert_eq!(c.epoch_start, None);
     }
@@ -459,14 +502,14 @@ mod tests {
     #[test]
     fn samples_in_an_epochs_first_second_are_discarded() {
         let mut c = LinuxCubic::new(params(), false);
-        c.ssthresh(&state(20.0, 0));
+        c.recalc_ssthresh(&state(20.0, 0));
         let mut st = state(14.0, 1000);
         st.ssthresh = 14.0;
-        c.cong_avoid(&mut st, 1); // the epoch starts at 1 s
-        c.pkts_acked(&mut st, Some(Time::from_millis(40)));
+        c.grow_window(&mut st, 1); // the epoch starts at 1 s
+        c.acked_rtt(&mut st, Some(Time::from_millis(40)));
         assert_eq!(c.delay_min, 0);
         st.now = Time::from_millis(2000);
-        c.pkts_acked(&mut st, Some(Time::from_millis(40)));
+        c.acked_rtt(&mut st, Some(Time::from_millis(40)));
         assert_eq!(c.delay_min, 40_000);
     }
 }

@@ -851,8 +851,8 @@ mod tests {
             variant: crate::cc::cubic::CubicVariant::Linux,
             ..Default::default()
         };
-        let cubic = crate::cc::cubic::Cubic::new(params);
-        let mut s = TcpSender::new(0, 0, 1, &cfg, Box::new(cubic), Recovery::Prr, None);
+        let cubic = crate::cc::cubic::build(params);
+        let mut s = TcpSender::new(0, 0, 1, &cfg, cubic, Recovery::Prr, None);
         s.start(Time::ZERO);
         s.outbox.clear();
         let w_max = |s: &TcpSender| {
