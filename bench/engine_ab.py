@@ -1,7 +1,8 @@
 """CPU time of this engine against another build of tcplab, on the `ns2` path.
 
-Runs the twelve code/fig9 scenarios of bench/scenarios/code-fig9 (10, 30 and 50 Mb/s, a Reno
-flow against Vegas, Vegas-A, NewVegas or CODE, 200 simulated seconds each, the `ns2` profile)
+Runs twelve code/fig9 scenarios, as the experiment writes them (10, 30 and 50 Mb/s, a Reno
+flow against Vegas, Vegas-A, NewVegas or CODE, seed 7, 200 simulated seconds each, the `ns2`
+profile; the documents are written by this checkout and read by both engines)
 in fresh Python processes, alternating between this checkout's engine and another build given
 as a directory to put first on ``sys.path`` (a wheel installed with ``pip install --target``),
 and prints the fastest and the median CPU time of each and their ratio. Only the engine's run
@@ -21,9 +22,24 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-SCENARIOS = Path(__file__).parent / "scenarios" / "code-fig9"
+from tcplab.experiments.code_tcp.fig9 import Fig9
+
+RATES_MBPS = (10, 30, 50)
+VARIANTS = ("vegas", "vegas_a", "newvegas", "code")
+SEED, DURATION = 7, 200.0
+
+
+def write_scenarios(directory: Path) -> None:
+    """code/fig9's documents at the benchmark's rates, one file each."""
+    fig9 = Fig9()
+    for rate in RATES_MBPS:
+        for variant in VARIANTS:
+            text = fig9.scenario(variant, rate, SEED, DURATION).to_toml()
+            (directory / f"{rate}_{variant}.toml").write_text(text)
+
 
 # Runs in the child: prints the CPU seconds of the engine's runs.
 CHILD = """
@@ -38,12 +54,12 @@ print(time.process_time() - t0)
 """
 
 
-def cpu_seconds(other: str | None) -> float:
+def cpu_seconds(scenarios: Path, other: str | None) -> float:
     env = dict(os.environ)
     if other:
         env["PYTHONPATH"] = other + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(SCENARIOS)], env=env, check=True, capture_output=True, text=True
+        [sys.executable, "-c", CHILD, str(scenarios)], env=env, check=True, capture_output=True, text=True
     )
     return float(out.stdout.strip())
 
@@ -58,9 +74,12 @@ def main() -> None:
     if args.rounds < 1:
         sys.exit(f"--rounds: {args.rounds} is not allowed; give 1 or more")
     this, other = [], []
-    for _ in range(args.rounds):
-        other.append(cpu_seconds(args.other))
-        this.append(cpu_seconds(None))
+    with tempfile.TemporaryDirectory() as tmp:
+        scenarios = Path(tmp)
+        write_scenarios(scenarios)
+        for _ in range(args.rounds):
+            other.append(cpu_seconds(scenarios, args.other))
+            this.append(cpu_seconds(scenarios, None))
     for name, xs in (("other", other), ("this", this)):
         print(f"{name:5s}: fastest {min(xs):.3f} s, median {statistics.median(xs):.3f} s  {xs}")
     median = statistics.median(this) / statistics.median(other)
