@@ -53,18 +53,6 @@ def bed_burst() -> str:
 ETHERNET = 14
 #: ``tcp.rwnd`` at or above this (packets) never limits in the simulator (its default).
 RWND_UNLIMITED = 100000
-#: What the bed does with each ``[tcp]`` key it accepts (docs/kernel.md has the table);
-#: every other key is refused.
-TCP_KEYS = {
-    "mss": "applied: the veths' MTU",
-    "stack": "only 'linux' (the kernel's own stack)",
-    "header_bytes": "must equal the bed's bytes per segment at the bottleneck beside the payload",
-    "rwnd": f"only >= {RWND_UNLIMITED} (never limits); a limiting window cannot be held on Linux",
-    "rwnd_autotune": "only true: the kernel's own receive-buffer autotuning",
-    "rwnd_growth_ack": "only true: the kernel ACKs a segment that widens its window at once",
-    "push_ack": "only true: the kernel ACKs a full-sized segment with PSH at once",
-    "app_push": "only 'burst': the kernel ends each of the bulk writer's writes with PSH",
-}
 #: What the bed's kernel always does, by key: the one value it accepts (or the key left
 #: out) and why, for the refusal of any other.
 FIXED_BEHAVIOUR = {
@@ -72,6 +60,22 @@ FIXED_BEHAVIOUR = {
     "rwnd_growth_ack": (True, "always ACKs a segment that widens its window at once"),
     "push_ack": (True, "always ACKs a full-sized segment with PSH at once (Linux >= 6.6)"),
     "app_push": ("burst", "always ends each of the bulk writer's writes with PSH"),
+}
+
+
+def _allowed(value: Any) -> str:
+    """A fixed value as a scenario spells it."""
+    return "true" if value is True else repr(value)
+
+
+#: What the bed does with each ``[tcp]`` key it accepts (docs/kernel.md has the table);
+#: every other key is refused.
+TCP_KEYS = {
+    "mss": "applied: the veths' MTU",
+    "stack": "only 'linux' (the kernel's own stack)",
+    "header_bytes": "must equal the bed's bytes per segment at the bottleneck beside the payload",
+    "rwnd": f"only >= {RWND_UNLIMITED} (never limits); a limiting window cannot be held on Linux",
+    **{key: f"only {_allowed(value)}: the kernel {what}" for key, (value, what) in FIXED_BEHAVIOUR.items()},
 }
 
 _UNITS = {"bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9, "b/s": 1, "kb/s": 1e3, "mb/s": 1e6, "gb/s": 1e9}
@@ -225,9 +229,8 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
     for key, (value, what) in FIXED_BEHAVIOUR.items():
         given = tcp.get(key, value)
         if type(given) is not type(value) or given != value:
-            allowed = "true" if value is True else repr(value)
             raise ScenarioError(
-                f"tcp.{key}", f"{given!r}: the kernel {what}; allowed: {allowed}, or leave it out"
+                f"tcp.{key}", f"{given!r}: the kernel {what}; allowed: {_allowed(value)}, or leave it out"
             )
     p = TestbedPlan(
         duration=duration,
