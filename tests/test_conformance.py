@@ -91,6 +91,35 @@ def test_the_beds_token_bucket_is_an_option_of_the_simulated_bottleneck():
         plan(kernel)
 
 
+def test_the_receivers_ack_latency_is_an_ablation_the_bed_leaves_to_its_own_host():
+    base = cf.matrix()[0]
+    assert "ack_latency" not in cf.scenario(base, "bbr").doc["tcp"], "an ablation"
+    sc = LinuxConformance(ack_latency=cf.BED_ACK_LATENCY).scenario(base, "bbr")
+    assert sc.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY == 75e-6
+    sc.validate()
+    assert "ack_latency" not in cf.scenario(base, "bbr", sim_stack=None, ack_latency=75e-6).doc["tcp"]
+    kernel = cf.kernel_scenario(sc)
+    assert "ack_latency" not in kernel.doc["tcp"] and sc.doc["tcp"]["ack_latency"] == 75e-6
+    plan(kernel, native=True)
+    kernel.doc["tcp"]["ack_latency"] = 75e-6
+    with pytest.raises(ScenarioError, match="tcp.ack_latency"):
+        plan(kernel, native=True)  # the bed cannot set its host's receive path
+
+
+def test_the_ack_latency_batches_acks_and_shortens_bbrs_queue():
+    """On the base point the latency makes each ACK cover more segments (on the bed, groups
+    of two to four), and BBR's RTT falls (docs/kernel.md, "The receiver's ACK latency")."""
+    from tcplab.runner import run
+
+    point = replace(cf.matrix()[0], duration=20.0)
+    plain = run(cf.scenario(point, "bbr"))
+    latent = run(cf.scenario(point, "bbr", ack_latency=cf.BED_ACK_LATENCY))
+    segments_per_ack = [r.flows["segments_sent"].sum() / r.flows["acks_sent"].sum() for r in (plain, latent)]
+    assert segments_per_ack[1] > segments_per_ack[0] + 0.1, segments_per_ack
+    rtt = [cf.metrics(r, point.rate_mbps * 1e6, point.measure, cf.MSS).mean_rtt for r in (plain, latent)]
+    assert rtt[1] < rtt[0] - 0.003, rtt
+
+
 def test_experiment_default_stack_and_explicit_none():
     assert LinuxConformance().sim_stack == "linux"
     runs = LinuxConformance(sim_stack=None).runs(quick=True)

@@ -58,18 +58,27 @@ class LinuxConformance(Experiment):
         sim_stack: str | None = _FROM_ENV,
         jitter: dict[str, Any] | None = cf.BED_JITTER,
         burst: str | None = None,
+        ack_latency: float | None = None,
     ):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it
         out); ``jitter``: the simulator's bottleneck jitter for NewVegas and CODE (None: none);
         ``burst``: the simulated bottleneck's token-bucket slack (None: none; ``cf.BED_BURST``
-        is the bed's)."""
+        is the bed's); ``ack_latency``: the simulated receivers' ACK latency (None: none;
+        ``cf.BED_ACK_LATENCY`` is the bed's)."""
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
         self.jitter = jitter
         self.burst = burst
+        self.ack_latency = ack_latency
 
     def scenario(self, point: cf.Point, algo: str, seed: int = 1):
         return cf.scenario(
-            point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, burst=self.burst
+            point,
+            algo,
+            sim_stack=self.sim_stack,
+            jitter=self.jitter,
+            seed=seed,
+            burst=self.burst,
+            ack_latency=self.ack_latency,
         )
 
     def runs(self, quick: bool) -> list[Run]:

@@ -74,6 +74,11 @@ def _measured_jitter() -> dict[str, dict[str, Any]]:
 #: algorithm's simulated side runs with it: ACK trains broken by its millisecond tail decide
 #: when CUBIC's HyStart fires, and each round's RTT sample moves Vegas's window.
 BED_JITTER: dict[str, dict[str, Any]] = _measured_jitter()
+#: The bed receiver's ACK latency (``[tcp] ack_latency``, seconds): a group of 2-4 segments
+#: arriving back to back gets one ACK, 74-112 us after the group's last segment (median
+#: 74-78 us for pairs; captures at the receiver's interface, docs/kernel.md, "The receiver's
+#: ACK latency"), also with ``net.ipv4.tcp_backlog_ack_defer = 0``.
+BED_ACK_LATENCY: float = 75e-6
 #: The bed bottleneck's token-bucket slack (testbed/plan.py ``BURST_SLACK``) as a ``burst``.
 BED_BURST: str = bed_burst()
 MSS = 1000
@@ -151,6 +156,7 @@ def scenario(
     jitter: dict[str, Any] | None = BED_JITTER,
     seed: int = 1,
     burst: str | None = None,
+    ack_latency: float | None = None,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
@@ -159,7 +165,8 @@ def scenario(
     token-bucket slack (only with a stack, as ``jitter``). None by default: the bed's
     bucket (:data:`BED_BURST`) brings the Vegas family's random-loss points into line and
     pushes Reno's out (docs/kernel.md, "The bed's token bucket"), so it is an ablation, not
-    the model."""
+    the model. ``ack_latency``: the receivers' ``[tcp] ack_latency`` (only with a stack;
+    :data:`BED_ACK_LATENCY` is the bed's)."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -192,6 +199,8 @@ def scenario(
     tcp: dict[str, Any] = {"mss": MSS, "header_bytes": FRAME_OVERHEAD}
     if sim_stack is not None:
         tcp["stack"] = sim_stack
+        if ack_latency is not None:
+            tcp["ack_latency"] = ack_latency
     s.set_tcp(**tcp)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
@@ -237,6 +246,7 @@ def kernel_scenario(sim: Scenario) -> Scenario:
         if not bottleneck["reverse"]:
             del bottleneck["reverse"]
     k.doc.setdefault("tcp", {})["stack"] = "linux"
+    k.doc["tcp"].pop("ack_latency", None)  # the bed's receiver has its own
     for f in k.doc.get("flows", []):
         if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
             f["cc"] = f["cc"]["name"]

@@ -416,6 +416,12 @@ pub struct TcpOptions {
     /// Delayed-ACK timer (default 100 ms, NS-2's interval_).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delack_timeout: Option<Seconds>,
+    /// With `delayed_ack`: the ACK the delayed-ACK rule calls for at once (a second
+    /// unacknowledged segment, or PSH under `push_ack`) leaves this long after the segment
+    /// that calls for it, and covers every segment that arrives meanwhile (a host's receive
+    /// path; default 0: at once, in both profiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ack_latency: Option<Seconds>,
     /// Lower bound on the retransmission timeout (default 200 ms, as Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rto: Option<Seconds>,
@@ -566,6 +572,7 @@ impl TcpOptions {
             initial_ssthresh: self.initial_ssthresh.or(defaults.initial_ssthresh),
             delayed_ack: self.delayed_ack.or(defaults.delayed_ack),
             delack_timeout: self.delack_timeout.or(defaults.delack_timeout),
+            ack_latency: self.ack_latency.or(defaults.ack_latency),
             min_rto: self.min_rto.or(defaults.min_rto),
             max_rto: self.max_rto.or(defaults.max_rto),
             initial_rto: self.initial_rto.or(defaults.initial_rto),

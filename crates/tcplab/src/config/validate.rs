@@ -503,6 +503,15 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
             ));
         }
     }
+    if let Some(l) = t.ack_latency {
+        finite_in(
+            &format!("{field}.ack_latency"),
+            l.0,
+            0.0,
+            1.0,
+            "must be between 0 and 1 s",
+        )?;
+    }
     if let Some(d) = t.dupack_threshold {
         finite_in(
             &format!("{field}.dupack_threshold"),
@@ -511,6 +520,24 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
             1000.0,
             "must be 1 to 1000",
         )?;
+    }
+    Ok(())
+}
+
+/// `ack_latency` delays the ACK the delayed-ACK rule calls for, so it needs that rule
+/// (resolved through the stack profile: `linux` has it on, `ns2` off).
+fn ack_latency_needs_delayed_acks(written: &str, flow: &str, merged: &TcpOptions) -> Check {
+    let cfg = crate::tcp::TcpConfig::from_options(merged);
+    if cfg.ack_latency > crate::sim::Time::ZERO && !cfg.delayed_ack {
+        return Err(err(
+            written.to_string(),
+            format!(
+                "{} s needs delayed ACKs, which {flow} has off (stack {:?}); set delayed_ack = \
+                 true or leave ack_latency out",
+                (cfg.ack_latency.as_secs_f64() * 1e9).round() / 1e9,
+                format!("{:?}", cfg.stack).to_lowercase()
+            ),
+        ));
     }
     Ok(())
 }
@@ -588,5 +615,11 @@ fn validate_flow(field: &str, f: &FlowSpec, duration: f64, defaults: &TcpOptions
             ));
         }
     }
-    Ok(())
+    // Blamed on the key the document wrote: the flow's own, or the scenario's.
+    let written = if tcp.tcp.ack_latency.is_some() {
+        format!("{field}.tcp.ack_latency")
+    } else {
+        "tcp.ack_latency".to_string()
+    };
+    ack_latency_needs_delayed_acks(&written, field, &merged)
 }

@@ -43,6 +43,9 @@ pub struct TcpConfig {
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
     pub delack_timeout: Time,
+    /// A delayed ACK that is due leaves this much later, covering what arrives meanwhile
+    /// (`receiver.rs`).
+    pub ack_latency: Time,
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
@@ -176,6 +179,7 @@ impl TcpConfig {
             initial_ssthresh: o.initial_ssthresh.unwrap_or(1e9),
             delayed_ack: o.delayed_ack.unwrap_or(p.delayed_ack),
             delack_timeout: secs(o.delack_timeout, p.delack_timeout),
+            ack_latency: secs(o.ack_latency, 0.0),
             min_rto: secs(o.min_rto, 0.2),
             max_rto: secs(o.max_rto, p.max_rto),
             initial_rto: secs(o.initial_rto, 1.0),
