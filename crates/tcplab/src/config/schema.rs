@@ -514,6 +514,14 @@ pub enum Stack {
     Linux,
 }
 
+impl Stack {
+    /// Whether the profile's receiver delays ACKs: NS-2's TCPSink ACKs every segment,
+    /// Linux every second one (RFC 5681 section 4.2).
+    pub fn delays_acks(self) -> bool {
+        self == Stack::Linux
+    }
+}
+
 /// How congestion-avoidance and slow-start growth count an ACK.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

@@ -527,15 +527,17 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
 /// `ack_latency` delays the ACK the delayed-ACK rule calls for, so it needs that rule
 /// (resolved through the stack profile: `linux` has it on, `ns2` off).
 fn ack_latency_needs_delayed_acks(written: &str, flow: &str, merged: &TcpOptions) -> Check {
-    let cfg = crate::tcp::TcpConfig::from_options(merged);
-    if cfg.ack_latency > crate::sim::Time::ZERO && !cfg.delayed_ack {
+    let stack = merged.stack.unwrap_or_default();
+    let delayed_ack = merged.delayed_ack.unwrap_or(stack.delays_acks());
+    let latency = merged.ack_latency.map_or(0.0, |l| l.0);
+    if latency > 0.0 && !delayed_ack {
         return Err(err(
             written.to_string(),
             format!(
                 "{} s needs delayed ACKs, which {flow} has off (stack {:?}); set delayed_ack = \
                  true or leave ack_latency out",
-                (cfg.ack_latency.as_secs_f64() * 1e9).round() / 1e9,
-                format!("{:?}", cfg.stack).to_lowercase()
+                (latency * 1e9).round() / 1e9,
+                format!("{stack:?}").to_lowercase()
             ),
         ));
     }
