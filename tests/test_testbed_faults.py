@@ -281,7 +281,7 @@ def test_the_kernels_own_receiver_rules_cannot_be_turned_off(key):
 
 @pytest.mark.parametrize("value", ["none", True, 1])
 def test_the_kernels_bulk_writer_always_pushes_at_the_end_of_a_write(value):
-    """The bed's sender ends each write with PSH: app_push "burst" (or left out) is what it
+    """The bed's sender marks PSH itself: app_push "burst" (or left out) is what it
     does, anything else is refused naming the key and the allowed value."""
     assert plan(one_flow(app_push="burst")).mss == 1000
     with pytest.raises(ScenarioError, match=r"tcp\.app_push: .*the kernel always .* allowed: 'burst'"):

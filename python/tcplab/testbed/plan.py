@@ -59,7 +59,10 @@ FIXED_BEHAVIOUR = {
     "rwnd_autotune": (True, "always autotunes its receive buffer"),
     "rwnd_growth_ack": (True, "always ACKs a segment that widens its window at once"),
     "push_ack": (True, "always ACKs a full-sized segment with PSH at once (Linux >= 6.6)"),
-    "app_push": ("burst", "always ends each of the bulk writer's writes with PSH"),
+    "app_push": (
+        "burst",
+        "always marks PSH itself (at the end of nearly every burst of two or four segments)",
+    ),
 }
 
 

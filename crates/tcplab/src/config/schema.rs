@@ -399,9 +399,8 @@ pub struct TcpOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push_ack: Option<bool>,
     /// Which segments a bulk sender marks with PSH: "burst" (the last new segment of
-    /// every ACK-triggered burst of two or more, and the last of a finite transfer: a
-    /// writer blocked on a full send buffer; default for linux) or "none" (default for
-    /// ns2).
+    /// every ACK-triggered burst of two or more, and the last of a finite transfer, as
+    /// measured on the test bed; default for linux) or "none" (default for ns2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_push: Option<AppPush>,
     /// Initial congestion window, packets (default 2, RFC 5681 section 3.1).
@@ -538,11 +537,10 @@ pub enum WindowGrowth {
 pub enum AppPush {
     /// None (NS-2's agents have no PSH).
     None,
-    /// A bulk writer blocked on a full send buffer: every ACK frees room, the writer
-    /// writes what it freed and Linux's `tcp_sendmsg` ends the write with `tcp_push`, so
-    /// the last new segment of each ACK-triggered burst of two or more carries PSH (a
-    /// single segment is a piece of a write cut by cwnd). The end of a finite transfer
-    /// carries PSH too.
+    /// The last new segment of each ACK-triggered burst of two or more carries PSH, a
+    /// single segment none: the test bed's sender's pattern for its bursts of two and four
+    /// (99 %), measured, not derived from the kernel (docs/kernel.md, "Where the bed's PSH
+    /// comes from"). The end of a finite transfer carries PSH too.
     Burst,
 }
 
