@@ -335,6 +335,39 @@ def test_every_scenario_is_not_held_on_the_scenarios_that_happen_to_be_stored():
     assert reno.verdict == "not evaluated", "points without runs are no data, not an open test"
 
 
+def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
+    """Each simulated entry runs again with the bed's bucket, its receiver's ACK latency and
+    both; the kernel's runs are not repeated, and the report tables each model's verdicts
+    against the same kernel runs, naming the entries whose verdict changes."""
+    exp = LinuxConformance()
+    runs = exp.runs(quick=True)
+    models = [r for r in runs if "model" in r.params]
+    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 3
+    assert len(models) == 3 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
+    assert all(r.backend == "sim" for r in models), "the kernel's runs are shared"
+    both = next(r for r in models if r.params["model"] == "bucket + ack latency")
+    assert both.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
+    assert both.scenario.doc["topology"]["bottleneck"]["burst"] == cf.BED_BURST
+    assert LinuxConformance(burst=cf.BED_BURST).bed_models() == {}, "an ablation has none of its own"
+    point = cf.matrix(quick=True)[0]
+    k = _synthetic([9e6], retrans=(100,))
+    k.meta["snd_mss"] = 1000
+    worse = _synthetic([9e6], retrans=(200,))
+    params = {"scenario": point.name, "algorithm": "reno"}
+    results = [({**params, "repeat": i, "backend": b}, k) for i in range(2) for b in ("kernel", "sim")]
+    results += [({**params, "repeat": i, "backend": "sim", "model": "bucket"}, worse) for i in range(2)]
+    table = exp.analyze(results, quick=True).tables[
+        "bed-model ablations: verdicts with each model of the bed's hosts"
+    ]
+    rows = table.set_index("model")
+    # (The synthetic runs lack figures, so the default is "not evaluated"; a miss outranks that.)
+    assert rows.loc["default (jitter only)", "not evaluated"] == 1 and rows.loc["bucket", "miss"] == 1
+    assert (
+        rows.loc["bucket", "verdicts that differ from the default"]
+        == f"{point.name}/reno: not evaluated -> miss"
+    )
+
+
 def test_equivalence_decides_only_what_the_runs_spread_allows():
     """Pass needs the whole confidence interval of the difference inside the band, miss
     the whole interval outside; between, undecided. Runs without spread compare means."""

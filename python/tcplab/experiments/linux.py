@@ -9,10 +9,11 @@ linux/conformance`` or ``tcplab reproduce linux``), never as part of ``all``.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from ..result import Result
 from ..testbed import conformance as cf
@@ -47,7 +48,10 @@ class LinuxConformance(Experiment):
         "jitter, both directions, for every algorithm). Segments carry 1000 payload bytes on both "
         "sides (the kernel's snd_mss); "
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
-        "namespace's SNMP counters. Quick: three 12 s points. Needs root; runs only when named."
+        "namespace's SNMP counters. Beside the matrix the simulator runs each entry again with "
+        "measured properties of the bed's hosts that are not its model (the bottleneck's token "
+        "bucket, the receiver's ACK latency, both) against the same kernel runs. "
+        "Quick: three 12 s points. Needs root; runs only when named."
     )
     needs = ("testbed:kernel",)
     explicit = True
@@ -70,16 +74,23 @@ class LinuxConformance(Experiment):
         self.burst = burst
         self.ack_latency = ack_latency
 
-    def scenario(self, point: cf.Point, algo: str, seed: int = 1):
-        return cf.scenario(
-            point,
-            algo,
-            sim_stack=self.sim_stack,
-            jitter=self.jitter,
-            seed=seed,
-            burst=self.burst,
-            ack_latency=self.ack_latency,
-        )
+    def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
+        """The simulated side of one matrix entry; ``model`` overrides the experiment's
+        ``burst`` and ``ack_latency`` (the bed-model ablations)."""
+        settings = {"burst": self.burst, "ack_latency": self.ack_latency, **model}
+        return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
+
+    def bed_models(self) -> dict[str, dict[str, Any]]:
+        """The simulator's bed-model ablations run beside the matrix (each simulated entry
+        again with the bed's token bucket, its receiver's ACK latency, and both; docs/kernel.md),
+        when the experiment's own model has neither and runs the linux profile."""
+        if self.sim_stack is None or self.burst is not None or self.ack_latency is not None:
+            return {}
+        return {
+            "bucket": {"burst": cf.BED_BURST},
+            "ack latency": {"ack_latency": cf.BED_ACK_LATENCY},
+            "bucket + ack latency": {"burst": cf.BED_BURST, "ack_latency": cf.BED_ACK_LATENCY},
+        }
 
     def runs(self, quick: bool) -> list[Run]:
         """Every matrix entry ``cf.repeats`` times on each side: simulated, and on the test bed
@@ -93,6 +104,9 @@ class LinuxConformance(Experiment):
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
                 out.append(Run({**params, "backend": "sim"}, sim))
                 out.append(Run({**params, "backend": "kernel"}, cf.kernel_scenario(sim), "kernel-native"))
+                for name, model in self.bed_models().items():
+                    ablation = self.scenario(point, algo, seed=1 + repeat, **model)
+                    out.append(Run({**params, "backend": "sim", "model": name}, ablation))
         return out
 
     def analyze(self, results: Results, quick: bool) -> Outcome:
@@ -105,20 +119,12 @@ class LinuxConformance(Experiment):
             key = (params["scenario"], params["algorithm"])
             point, side = points[key], params["backend"]
             segment = float(res.meta.get("snd_mss", cf.MSS)) if side == "kernel" else float(cf.MSS)
+            if "model" in params:  # a bed-model ablation's simulated run
+                side = f"sim: {params['model']}"
             figures[(*key, side)].append(cf.metrics(res, point.rate_mbps * 1e6, point.measure, segment))
-            if point.name == "base" and params["repeat"] == 0:
+            if point.name == "base" and params["repeat"] == 0 and side in ("kernel", "sim"):
                 traces[key[1]][side] = res
-        rows = [
-            cf.compare_point(
-                p,
-                a,
-                figures[(p.name, a, "kernel")],
-                figures[(p.name, a, "sim")],
-                paired=self.sim_stack is not None and p.loss > 0,  # the bed's loss draws
-            )
-            for p, a in entries
-            if figures[(p.name, a, "kernel")] and figures[(p.name, a, "sim")]
-        ]
+        rows = self._compare(entries, figures, "sim")
         if not rows:
             out.notes.append("No pair of kernel and simulator runs is stored: nothing to compare.")
             return out
@@ -131,6 +137,9 @@ class LinuxConformance(Experiment):
             .reset_index()
         )
         out.tables["every figure, both sides"] = table
+        ablations = self._bed_model_table(entries, figures, table)
+        if len(ablations):
+            out.tables["bed-model ablations: verdicts with each model of the bed's hosts"] = ablations
         complete = {a: t for a, t in traces.items() if len(t) == 2}
         if complete:
             out.figures.append(
@@ -180,6 +189,46 @@ class LinuxConformance(Experiment):
         )
         return out
 
+    def _compare(self, entries, figures, side: str) -> list[dict[str, Any]]:
+        """One row per matrix entry with both the kernel's runs and ``side``'s."""
+        return [
+            cf.compare_point(
+                p,
+                a,
+                figures[(p.name, a, "kernel")],
+                figures[(p.name, a, side)],
+                paired=self.sim_stack is not None and p.loss > 0,  # the bed's loss draws
+            )
+            for p, a in entries
+            if figures[(p.name, a, "kernel")] and figures[(p.name, a, side)]
+        ]
+
+    def _bed_model_table(self, entries, figures, default: pd.DataFrame) -> pd.DataFrame:
+        """Per bed model (the default first): how many entries pass, are undecided or miss
+        against the same kernel runs, and which entries' verdicts differ from the default's."""
+        before = {(r.scenario, r.algorithm): _short(r.verdict) for r in default.itertuples()}
+        out = []
+        for name in ["", *self.bed_models()]:
+            rows = self._compare(entries, figures, f"sim: {name}" if name else "sim")
+            if not rows:
+                continue
+            verdicts = {(r["scenario"], r["algorithm"]): _short(r["verdict"]) for r in rows}
+            counts = Counter(verdicts.values())
+            changed = [
+                f"{s}/{a}: {before[(s, a)]} -> {v}"
+                for (s, a), v in verdicts.items()
+                if (s, a) in before and before[(s, a)] != v
+            ]
+            out.append(
+                {
+                    "model": name or "default (jitter only)",
+                    "entries": len(rows),
+                    **{k: counts.get(k, 0) for k in (eq.PASS, eq.UNDECIDED, eq.MISS, eq.NOT_EVALUATED)},
+                    "verdicts that differ from the default": "; ".join(changed) or "-",
+                }
+            )
+        return pd.DataFrame(out) if len(out) > 1 else pd.DataFrame()
+
     def _figure(self, traces) -> Figure:
 
         algos = list(traces)
@@ -197,6 +246,11 @@ class LinuxConformance(Experiment):
             ax.legend(fontsize=7)
         fig.tight_layout()
         return Figure("cwnd", fig, "cwnd of the base point's flow: kernel (solid) and simulator (dashed)")
+
+
+def _short(verdict: str) -> str:
+    """A verdict without its reasons ("miss (mean_rtt)" -> "miss")."""
+    return verdict.split(" (")[0]
 
 
 def _held(algo: str) -> str:
