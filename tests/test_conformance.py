@@ -336,18 +336,22 @@ def test_every_scenario_is_not_held_on_the_scenarios_that_happen_to_be_stored():
 
 
 def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
-    """Each simulated entry runs again with the bed's bucket, its receiver's ACK latency and
-    both; the kernel's runs are not repeated, and the report tables each model's verdicts
-    against the same kernel runs, naming the entries whose verdict changes."""
+    """Each simulated entry runs again with the bed's bucket, its receiver's ACK latency,
+    Linux's PSH rule and combinations; the kernel's runs are not repeated, and the report
+    tables each model's verdicts against the same kernel runs, naming the entries whose
+    verdict changes."""
     exp = LinuxConformance()
     runs = exp.runs(quick=True)
     models = [r for r in runs if "model" in r.params]
-    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 3
-    assert len(models) == 3 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
+    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 6
+    assert len(models) == 6 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
     assert all(r.backend == "sim" for r in models), "the kernel's runs are shared"
     both = next(r for r in models if r.params["model"] == "bucket + ack latency")
     assert both.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
     assert both.scenario.doc["topology"]["bottleneck"]["burst"] == cf.BED_BURST
+    gso = next(r for r in models if r.params["model"] == "gso PSH")
+    assert gso.scenario.doc["tcp"]["app_push"] == "gso"
+    assert "app_push" not in cf.kernel_scenario(gso.scenario).doc["tcp"], "the kernel has its own rule"
     assert LinuxConformance(burst=cf.BED_BURST).bed_models() == {}, "an ablation has none of its own"
     point = cf.matrix(quick=True)[0]
     k = _synthetic([9e6], retrans=(100,))

@@ -76,20 +76,29 @@ class LinuxConformance(Experiment):
 
     def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
         """The simulated side of one matrix entry; ``model`` overrides the experiment's
-        ``burst`` and ``ack_latency`` (the bed-model ablations)."""
+        ``burst`` and ``ack_latency`` or sets ``app_push`` (the bed-model ablations)."""
         settings = {"burst": self.burst, "ack_latency": self.ack_latency, **model}
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
 
     def bed_models(self) -> dict[str, dict[str, Any]]:
         """The simulator's bed-model ablations run beside the matrix (each simulated entry
-        again with the bed's token bucket, its receiver's ACK latency, and both; docs/kernel.md),
-        when the experiment's own model has neither and runs the linux profile."""
+        again with the bed's token bucket, its receiver's ACK latency, Linux's PSH rule for GSO
+        packets, and combinations; docs/kernel.md), when the experiment's own model has none
+        of them and runs the linux profile."""
         if self.sim_stack is None or self.burst is not None or self.ack_latency is not None:
             return {}
+        bucket, latency, gso = (
+            {"burst": cf.BED_BURST},
+            {"ack_latency": cf.BED_ACK_LATENCY},
+            {"app_push": "gso"},
+        )
         return {
-            "bucket": {"burst": cf.BED_BURST},
-            "ack latency": {"ack_latency": cf.BED_ACK_LATENCY},
-            "bucket + ack latency": {"burst": cf.BED_BURST, "ack_latency": cf.BED_ACK_LATENCY},
+            "bucket": bucket,
+            "ack latency": latency,
+            "bucket + ack latency": {**bucket, **latency},
+            "gso PSH": gso,
+            "gso PSH + bucket": {**gso, **bucket},
+            "gso PSH + bucket + ack latency": {**gso, **bucket, **latency},
         }
 
     def runs(self, quick: bool) -> list[Run]:

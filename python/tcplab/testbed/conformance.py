@@ -157,6 +157,7 @@ def scenario(
     seed: int = 1,
     burst: str | None = None,
     ack_latency: float | None = None,
+    app_push: str | None = None,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
@@ -166,7 +167,8 @@ def scenario(
     bucket (:data:`BED_BURST`) brings the Vegas family's random-loss points into line and
     pushes Reno's out (docs/kernel.md, "The bed's token bucket"), so it is an ablation, not
     the model. ``ack_latency``: the receivers' ``[tcp] ack_latency`` (only with a stack;
-    :data:`BED_ACK_LATENCY` is the bed's)."""
+    :data:`BED_ACK_LATENCY` is the bed's); ``app_push``: the senders' ``[tcp] app_push`` (only
+    with a stack; None leaves the profile's)."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -201,6 +203,8 @@ def scenario(
         tcp["stack"] = sim_stack
         if ack_latency is not None:
             tcp["ack_latency"] = ack_latency
+        if app_push is not None:
+            tcp["app_push"] = app_push
     s.set_tcp(**tcp)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
@@ -247,6 +251,7 @@ def kernel_scenario(sim: Scenario) -> Scenario:
             del bottleneck["reverse"]
     k.doc.setdefault("tcp", {})["stack"] = "linux"
     k.doc["tcp"].pop("ack_latency", None)  # the bed's receiver has its own
+    k.doc["tcp"].pop("app_push", None)  # and its kernel its own PSH rule
     for f in k.doc.get("flows", []):
         if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
             f["cc"] = f["cc"]["name"]

@@ -539,9 +539,17 @@ pub enum AppPush {
     None,
     /// The last new segment of each ACK-triggered burst of two or more carries PSH, a
     /// single segment none: the test bed's sender's pattern for its bursts of two and four
-    /// (99 %), measured, not derived from the kernel (docs/kernel.md, "Where the bed's PSH
-    /// comes from"). The end of a finite transfer carries PSH too.
+    /// (99 %); its bursts of three and five carry none (`Gso` is the kernel's rule;
+    /// docs/kernel.md, "Where the bed's PSH comes from"). The end of a finite transfer
+    /// carries PSH too.
     Burst,
+    /// Linux's transmit path: the write queue is cut into skbs of the GSO size goal
+    /// (`tcp_tso_autosize`: about a millisecond of the pacing rate, at least
+    /// `tcp_min_tso_segs` = 2 segments), and `__tcp_transmit_skb` forces PSH on every skb
+    /// of more than one segment, so the last segment of each whole skb sent carries it; an
+    /// skb that cwnd splits goes out as single segments without it. The end of a finite
+    /// transfer carries PSH too.
+    Gso,
 }
 
 /// Which retransmission-timeout estimator the sender runs.

@@ -277,6 +277,9 @@ impl TcpSender {
         self.clamp_cwnd();
         self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
         self.send(now);
+        if self.cfg.app_push == AppPush::Gso {
+            self.push_whole_skbs(0);
+        }
     }
 
     /// The application stops offering new data; outstanding data is still delivered.
@@ -457,7 +460,11 @@ impl TcpSender {
     pub fn on_pace_timer(&mut self, at: Time, now: Time) {
         self.event_sends = 0;
         if self.pacer.as_mut().is_some_and(|p| p.on_wakeup(at)) {
+            let sent_before = self.outbox.len();
             self.send(now);
+            if self.cfg.app_push == AppPush::Gso {
+                self.push_whole_skbs(sent_before);
+            }
         }
     }
 
@@ -604,18 +611,19 @@ impl TcpSender {
     /// The new segment `seq` is the last of a finite transfer, whose application's last
     /// write ends with PSH (`app_push = "burst"`).
     fn ends_the_application_data(&self, seq: u32) -> bool {
-        self.cfg.app_push == AppPush::Burst && self.total_segments() == Some(seq + 1)
+        self.cfg.app_push != AppPush::None && self.total_segments() == Some(seq + 1)
     }
 
     /// `app_push = "burst"`: marks with PSH the last new segment that the ACK just
     /// handled sent, if it sent two or more (the outbox holds them from `from` on). An
-    /// empirical rule, not the kernel's mechanism: the test bed's sender ends 99 % of its
-    /// bursts of two or four with PSH and 1-3 % of its single segments and bursts of three
-    /// or five, with PSH mostly every second segment in sequence space, while its writer
-    /// writes tens of kilobytes at a time (docs/kernel.md, "Where the bed's PSH comes from").
+    /// approximation of Linux's rule (`"gso"`, below): the test bed's sender ends 99 % of its
+    /// bursts of two or four with PSH but only 1-3 % of its single segments and bursts of
+    /// three or five (docs/kernel.md, "Where the bed's PSH comes from").
     fn push_at_burst_end(&mut self, from: usize) {
-        if self.cfg.app_push != AppPush::Burst {
-            return;
+        match self.cfg.app_push {
+            AppPush::None => return,
+            AppPush::Gso => return self.push_whole_skbs(from),
+            AppPush::Burst => {}
         }
         let mut fresh = self.outbox[from..]
             .iter_mut()
@@ -624,6 +632,47 @@ impl TcpSender {
         if let (Some(last), Some(_)) = (fresh.next(), fresh.next()) {
             last.flags |= Packet::PUSH;
             self.sb.mark_pushed(last.seq);
+        }
+    }
+
+    /// `app_push = "gso"`: of the new segments just sent (the outbox from `from` on), the
+    /// last of every whole skb carries PSH (Linux `__tcp_transmit_skb` on a GSO skb). Skbs
+    /// are the runs of `gso_segs` segments between multiples of it in sequence space (Linux
+    /// cuts them when the application writes; here at the present size goal), and one is
+    /// whole when all its segments left in this one transmission.
+    fn push_whole_skbs(&mut self, from: usize) {
+        let goal = self.gso_segs();
+        let mut run_start = None; // first segment of the present run of consecutive new segments
+        let mut prev = None;
+        for p in self.outbox[from..].iter_mut() {
+            if !p.is_data() || p.retransmit() {
+                continue;
+            }
+            if prev.is_none_or(|q: u32| q + 1 != p.seq) {
+                run_start = Some(p.seq);
+            }
+            prev = Some(p.seq);
+            let skb_start = (p.seq + 1).saturating_sub(goal);
+            if (p.seq + 1) % goal == 0 && run_start.is_some_and(|s| s <= skb_start) {
+                p.flags |= Packet::PUSH;
+                self.sb.mark_pushed(p.seq);
+            }
+        }
+    }
+
+    /// Linux's GSO size goal in segments (`tcp_tso_autosize`): the pacing rate's bytes per
+    /// 2^-10 s (`sk_pacing_shift` 10), at least `tcp_min_tso_segs` (2), at most 64.
+    fn gso_segs(&self) -> u32 {
+        let rate = if self.st.pacing_rate.is_finite() && self.st.pacing_rate > 0.0 {
+            self.st.pacing_rate
+        } else {
+            pacing::default_rate(&self.st, self.sb.len())
+        };
+        let per_shift = rate / 1024.0 / f64::from(self.st.mss.max(1));
+        if per_shift.is_finite() {
+            (per_shift as u32).clamp(2, 64)
+        } else {
+            2
         }
     }
 
@@ -1096,6 +1145,24 @@ mod tests {
         let (mut s, _) = pushing_sender(AppPush::None, 1e9, None);
         s.on_ack(ms(100), &ack(1), None);
         assert_eq!(sent(&mut s), [(4, false), (5, false)]);
+    }
+
+    #[test]
+    fn gso_marks_the_last_segment_of_every_whole_two_segment_skb() {
+        // Slow start: the first window is two whole skbs, each ACK's pair another.
+        let (mut s, first) = pushing_sender(AppPush::Gso, 1e9, None);
+        assert_eq!(first, [(0, false), (1, true), (2, false), (3, true)]);
+        s.on_ack(ms(100), &ack(1), None);
+        assert_eq!(sent(&mut s), [(4, false), (5, true)]);
+        // Congestion avoidance: one segment per ACK splits every skb, and Linux forces PSH
+        // only on packets of more than one segment: none carries it.
+        let (mut s, _) = pushing_sender(AppPush::Gso, 2.0, None);
+        s.on_ack(ms(100), &ack(1), None);
+        s.on_ack(ms(101), &ack(2), None);
+        assert_eq!(sent(&mut s), [(4, false), (5, false)]);
+        // A finite transfer's last segment ends the application's data.
+        let (_, first) = pushing_sender(AppPush::Gso, 1e9, Some(2500));
+        assert_eq!(first, [(0, false), (1, true), (2, true)]);
     }
 
     #[test]
