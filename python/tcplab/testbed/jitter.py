@@ -21,6 +21,10 @@ import time
 SO_TIMESTAMPNS = 35
 #: Echoes left out at the start (the first replies can wait for neighbour resolution).
 WARMUP = 10
+#: A round trip over which the wall clock moved against the monotonic one by more than this
+#: (ns) is left out: the kernel's receive stamp is wall-clock time, and a clock adjustment
+#: (the VM's time sync) inside one round trip would shorten or stretch it.
+CLOCK_STEP_NS = 50_000
 
 
 def _checksum(data: bytes) -> int:
@@ -43,7 +47,7 @@ def probe(addr: str, count: int, interval: float, size: int) -> list[int]:
     for seq in range(count):
         header = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
         packet = struct.pack("!BBHHH", 8, 0, _checksum(header + payload), ident, seq) + payload
-        sent = time.time_ns()
+        sent, sent_offset = time.time_ns(), time.time_ns() - time.monotonic_ns()
         sock.sendto(packet, (addr, 0))
         deadline = time.monotonic() + 1.0
         while time.monotonic() < deadline:
@@ -61,7 +65,8 @@ def probe(addr: str, count: int, interval: float, size: int) -> list[int]:
                 if stamp is not None:
                     sec, nsec = struct.unpack("=qq", stamp[:16])
                     got = sec * 1_000_000_000 + nsec
-                rtts.append(got - sent)
+                if abs(time.time_ns() - time.monotonic_ns() - sent_offset) <= CLOCK_STEP_NS:
+                    rtts.append(got - sent)
                 break
         time.sleep(max(0.0, interval - (time.time_ns() - sent) / 1e9))
     return rtts
