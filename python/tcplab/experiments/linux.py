@@ -50,7 +50,8 @@ class LinuxConformance(Experiment):
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
         "namespace's SNMP counters. Beside the matrix the simulator runs each entry again with "
         "measured properties of the bed's hosts that are not its model (the bottleneck's token "
-        "bucket, the receiver's ACK latency, both) against the same kernel runs. "
+        "bucket, the receiver's ACK latency, Linux's PSH rule for GSO packets, and combinations) "
+        "against the same kernel runs. "
         "Quick: three 12 s points. Needs root; runs only when named."
     )
     needs = ("testbed:kernel",)
@@ -106,6 +107,7 @@ class LinuxConformance(Experiment):
         with the kernel's own reno, cubic and bbr (stored like the simulated runs, so an
         interrupted matrix keeps what it finished; ``tcplab reproduce --kernel`` runs them)."""
         out = []
+        models = self.bed_models()
         # Repeat-major: an interrupted matrix has every entry at least as often as any other.
         for repeat in range(cf.repeats(quick)):
             for point, algo in cf.entries(quick):
@@ -113,7 +115,7 @@ class LinuxConformance(Experiment):
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
                 out.append(Run({**params, "backend": "sim"}, sim))
                 out.append(Run({**params, "backend": "kernel"}, cf.kernel_scenario(sim), "kernel-native"))
-                for name, model in self.bed_models().items():
+                for name, model in models.items():
                     ablation = self.scenario(point, algo, seed=1 + repeat, **model)
                     out.append(Run({**params, "backend": "sim", "model": name}, ablation))
         return out
@@ -146,7 +148,7 @@ class LinuxConformance(Experiment):
             .reset_index()
         )
         out.tables["every figure, both sides"] = table
-        ablations = self._bed_model_table(entries, figures, table)
+        ablations = self._bed_model_table(entries, figures, rows)
         if len(ablations):
             out.tables["bed-model ablations: verdicts with each model of the bed's hosts"] = ablations
         complete = {a: t for a, t in traces.items() if len(t) == 2}
@@ -212,26 +214,31 @@ class LinuxConformance(Experiment):
             if figures[(p.name, a, "kernel")] and figures[(p.name, a, side)]
         ]
 
-    def _bed_model_table(self, entries, figures, default: pd.DataFrame) -> pd.DataFrame:
-        """Per bed model (the default first): how many entries pass, are undecided or miss
-        against the same kernel runs, and which entries' verdicts differ from the default's."""
-        before = {(r.scenario, r.algorithm): _short(r.verdict) for r in default.itertuples()}
+    def _bed_model_table(self, entries, figures, default_rows: list[dict[str, Any]]) -> pd.DataFrame:
+        """Per bed model (the default's rows, already compared, first): how many entries pass,
+        are undecided or miss against the same kernel runs, and which entries' verdicts differ
+        from the default's."""
+
+        def verdicts(rows: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+            return {(r["scenario"], r["algorithm"]): _short(r["verdict"]) for r in rows}
+
+        before = verdicts(default_rows)
         out = []
         for name in ["", *self.bed_models()]:
-            rows = self._compare(entries, figures, f"sim: {name}" if name else "sim")
+            rows = self._compare(entries, figures, f"sim: {name}") if name else default_rows
             if not rows:
                 continue
-            verdicts = {(r["scenario"], r["algorithm"]): _short(r["verdict"]) for r in rows}
-            counts = Counter(verdicts.values())
+            mine = verdicts(rows)
+            counts = Counter(mine.values())
             changed = [
                 f"{s}/{a}: {before[(s, a)]} -> {v}"
-                for (s, a), v in verdicts.items()
+                for (s, a), v in mine.items()
                 if (s, a) in before and before[(s, a)] != v
             ]
             out.append(
                 {
                     "model": name or "default (jitter only)",
-                    "entries": len(rows),
+                    "entries": len(mine),
                     **{k: counts.get(k, 0) for k in (eq.PASS, eq.UNDECIDED, eq.MISS, eq.NOT_EVALUATED)},
                     "verdicts that differ from the default": "; ".join(changed) or "-",
                 }

@@ -277,9 +277,7 @@ impl TcpSender {
         self.clamp_cwnd();
         self.cc.cwnd_event(&mut self.st, CaEvent::TxStart);
         self.send(now);
-        if self.cfg.app_push == AppPush::Gso {
-            self.push_whole_skbs(0);
-        }
+        self.mark_pushes(0, false);
     }
 
     /// The application stops offering new data; outstanding data is still delivered.
@@ -462,9 +460,7 @@ impl TcpSender {
         if self.pacer.as_mut().is_some_and(|p| p.on_wakeup(at)) {
             let sent_before = self.outbox.len();
             self.send(now);
-            if self.cfg.app_push == AppPush::Gso {
-                self.push_whole_skbs(sent_before);
-            }
+            self.mark_pushes(sent_before, false);
         }
     }
 
@@ -609,7 +605,7 @@ impl TcpSender {
     }
 
     /// The new segment `seq` is the last of a finite transfer, whose application's last
-    /// write ends with PSH (`app_push = "burst"`).
+    /// write ends with PSH (`app_push` "burst" or "gso").
     fn ends_the_application_data(&self, seq: u32) -> bool {
         self.cfg.app_push != AppPush::None && self.total_segments() == Some(seq + 1)
     }
@@ -620,11 +616,6 @@ impl TcpSender {
     /// bursts of two or four with PSH but only 1-3 % of its single segments and bursts of
     /// three or five (docs/kernel.md, "Where the bed's PSH comes from").
     fn push_at_burst_end(&mut self, from: usize) {
-        match self.cfg.app_push {
-            AppPush::None => return,
-            AppPush::Gso => return self.push_whole_skbs(from),
-            AppPush::Burst => {}
-        }
         let mut fresh = self.outbox[from..]
             .iter_mut()
             .rev()
@@ -632,6 +623,16 @@ impl TcpSender {
         if let (Some(last), Some(_)) = (fresh.next(), fresh.next()) {
             last.flags |= Packet::PUSH;
             self.sb.mark_pushed(last.seq);
+        }
+    }
+
+    /// Marks PSH on the new segments just sent (the outbox from `from` on) as `app_push`
+    /// says: "gso" at every transmission, "burst" only on what an ACK triggered.
+    fn mark_pushes(&mut self, from: usize, ack_triggered: bool) {
+        match self.cfg.app_push {
+            AppPush::Gso => self.push_whole_skbs(from),
+            AppPush::Burst if ack_triggered => self.push_at_burst_end(from),
+            AppPush::Burst | AppPush::None => {}
         }
     }
 
@@ -680,7 +681,7 @@ impl TcpSender {
     pub fn on_ack(&mut self, now: Time, pkt: &Packet, options: Option<&AckOptions>) {
         let sent_before = self.outbox.len();
         self.handle_ack(now, pkt, options);
-        self.push_at_burst_end(sent_before);
+        self.mark_pushes(sent_before, true);
     }
 
     fn handle_ack(&mut self, now: Time, pkt: &Packet, options: Option<&AckOptions>) {
