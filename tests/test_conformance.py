@@ -12,7 +12,7 @@ import pytest
 
 from tcplab.errors import ScenarioError
 from tcplab.experiments import resolve
-from tcplab.experiments.linux import LinuxConformance
+from tcplab.experiments.linux import DEFAULT_MODEL, LinuxConformance
 from tcplab.result import TABLES, Result
 from tcplab.testbed import conformance as cf
 from tcplab.testbed import equivalence as eq
@@ -70,16 +70,15 @@ def test_documents_carry_the_stack_and_jitter_only_when_asked():
     assert "jitter" in linux["topology"]["bottleneck"], "kernel_scenario must not edit the original"
 
 
-def test_the_beds_token_bucket_is_an_option_of_the_simulated_bottleneck():
+def test_the_beds_token_bucket_is_part_of_the_conformance_model():
     base = cf.matrix()[0]
-    assert "burst" not in cf.scenario(base, "reno").doc["topology"]["bottleneck"], "an ablation"
+    assert "burst" not in cf.scenario(base, "reno").doc["topology"]["bottleneck"], "an option"
     sc = cf.scenario(base, "reno", burst=cf.BED_BURST)
     assert sc.doc["topology"]["bottleneck"]["burst"] == cf.BED_BURST == "3ms"
     sc.validate()
     assert "burst" not in cf.scenario(base, "reno", sim_stack=None, burst="3ms").doc["topology"]["bottleneck"]
-    assert (
-        LinuxConformance(burst="3ms").scenario(base, "reno").doc["topology"]["bottleneck"]["burst"] == "3ms"
-    )
+    assert LinuxConformance().scenario(base, "reno").doc["topology"]["bottleneck"]["burst"] == "3ms"
+    assert "burst" not in LinuxConformance(burst=None).scenario(base, "reno").doc["topology"]["bottleneck"]
     # The kernel's document leaves it out (the bed's own bucket is what it models); the bed
     # accepts its own value and no other.
     kernel = cf.kernel_scenario(sc)
@@ -91,10 +90,11 @@ def test_the_beds_token_bucket_is_an_option_of_the_simulated_bottleneck():
         plan(kernel)
 
 
-def test_the_receivers_ack_latency_is_an_ablation_the_bed_leaves_to_its_own_host():
+def test_the_receivers_ack_latency_is_modelled_and_the_bed_leaves_it_to_its_own_host():
     base = cf.matrix()[0]
-    assert "ack_latency" not in cf.scenario(base, "bbr").doc["tcp"], "an ablation"
-    sc = LinuxConformance(ack_latency=cf.BED_ACK_LATENCY).scenario(base, "bbr")
+    assert "ack_latency" not in cf.scenario(base, "bbr").doc["tcp"], "an option"
+    assert "ack_latency" not in LinuxConformance(ack_latency=None).scenario(base, "bbr").doc["tcp"]
+    sc = LinuxConformance().scenario(base, "bbr")
     assert sc.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY == 75e-6
     sc.validate()
     assert "ack_latency" not in cf.scenario(base, "bbr", sim_stack=None, ack_latency=75e-6).doc["tcp"]
@@ -115,7 +115,9 @@ def test_the_ack_latency_batches_acks_and_shortens_bbrs_queue():
     plain = run(cf.scenario(point, "bbr"))
     latent = run(cf.scenario(point, "bbr", ack_latency=cf.BED_ACK_LATENCY))
     segments_per_ack = [r.flows["segments_sent"].sum() / r.flows["acks_sent"].sum() for r in (plain, latent)]
-    assert segments_per_ack[1] > segments_per_ack[0] + 0.1, segments_per_ack
+    # (1.83 -> 1.93 segments per ACK: Linux 6.18's window growth ACKs many segments at once
+    # as they widen the window, and those the latency does not batch.)
+    assert segments_per_ack[1] > segments_per_ack[0] + 0.05, segments_per_ack
     rtt = [cf.metrics(r, point.rate_mbps * 1e6, point.measure, cf.MSS).mean_rtt for r in (plain, latent)]
     assert rtt[1] < rtt[0] - 0.003, rtt
 
@@ -336,38 +338,42 @@ def test_every_scenario_is_not_held_on_the_scenarios_that_happen_to_be_stored():
 
 
 def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
-    """Each simulated entry runs again with the bed's bucket, its receiver's ACK latency,
-    Linux's PSH rule and combinations; the kernel's runs are not repeated, and the report
-    tables each model's verdicts against the same kernel runs, naming the entries whose
-    verdict changes."""
+    """Each simulated entry runs again without the bed's bucket, without its receiver's ACK
+    latency, without TSO deferral, with PSH at burst ends, and with engine 0.3.3's model;
+    the kernel's runs are not repeated, and the report tables each model's verdicts against
+    the same kernel runs, naming the entries whose verdict changes."""
     exp = LinuxConformance()
     runs = exp.runs(quick=True)
     models = [r for r in runs if "model" in r.params]
-    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 6
-    assert len(models) == 6 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
+    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 5
+    assert len(models) == 5 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
     assert all(r.backend == "sim" for r in models), "the kernel's runs are shared"
-    both = next(r for r in models if r.params["model"] == "bucket + ack latency")
-    assert both.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
-    assert both.scenario.doc["topology"]["bottleneck"]["burst"] == cf.BED_BURST
-    gso = next(r for r in models if r.params["model"] == "gso PSH")
-    assert gso.scenario.doc["tcp"]["app_push"] == "gso"
-    assert "app_push" not in cf.kernel_scenario(gso.scenario).doc["tcp"], "the kernel has its own rule"
-    assert LinuxConformance(burst=cf.BED_BURST).bed_models() == {}, "an ablation has none of its own"
+    default = next(r for r in runs if r.backend == "sim" and "model" not in r.params)
+    assert default.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
+    assert default.scenario.doc["topology"]["bottleneck"]["burst"] == cf.BED_BURST
+    assert "app_push" not in default.scenario.doc["tcp"], "the linux profile's own: gso"
+    old = next(r for r in models if r.params["model"] == "engine 0.3.3's model")
+    assert "ack_latency" not in old.scenario.doc["tcp"]
+    assert "burst" not in old.scenario.doc["topology"]["bottleneck"]
+    assert old.scenario.doc["tcp"]["app_push"] == "burst" and old.scenario.doc["tcp"]["tso_defer"] is False
+    kernel = cf.kernel_scenario(old.scenario).doc["tcp"]
+    assert "app_push" not in kernel and "tso_defer" not in kernel, "the kernel has its own rules"
+    assert LinuxConformance(burst=None).bed_models() == {}, "an ablation has none of its own"
     point = cf.matrix(quick=True)[0]
     k = _synthetic([9e6], retrans=(100,))
     k.meta["snd_mss"] = 1000
     worse = _synthetic([9e6], retrans=(200,))
     params = {"scenario": point.name, "algorithm": "reno"}
     results = [({**params, "repeat": i, "backend": b}, k) for i in range(2) for b in ("kernel", "sim")]
-    results += [({**params, "repeat": i, "backend": "sim", "model": "bucket"}, worse) for i in range(2)]
+    results += [({**params, "repeat": i, "backend": "sim", "model": "no bucket"}, worse) for i in range(2)]
     table = exp.analyze(results, quick=True).tables[
         "bed-model ablations: verdicts with each model of the bed's hosts"
     ]
     rows = table.set_index("model")
     # (The synthetic runs lack figures, so the default is "not evaluated"; a miss outranks that.)
-    assert rows.loc["default (jitter only)", "not evaluated"] == 1 and rows.loc["bucket", "miss"] == 1
+    assert rows.loc[DEFAULT_MODEL, "not evaluated"] == 1 and rows.loc["no bucket", "miss"] == 1
     assert (
-        rows.loc["bucket", "verdicts that differ from the default"]
+        rows.loc["no bucket", "verdicts that differ from the default"]
         == f"{point.name}/reno: not evaluated -> miss"
     )
 
@@ -471,17 +477,20 @@ def test_the_loss_draw_is_taken_out_at_random_loss_points_and_nowhere_else():
 
 
 def test_psh_acks_bring_the_simulated_srtt_down_at_the_loss_point():
-    """The linux profile ACKs a full-sized PSH segment at once (push_ack) and its bulk
-    sender ends each burst with PSH (app_push): the ACKs then close the sender's bursts
-    rather than pairing across them, so the oldest newly acked segment, Linux's RTT sample,
-    is younger. At "loss 0.5%" (where the bed's kernel has srtt 42.4 ms, the simulator
-    without the rule 43.8) the median srtt falls by well over half a millisecond, every seed."""
+    """The linux profile ACKs a full-sized PSH segment at once (push_ack). With a sender
+    that ends each burst with PSH (app_push "burst", no TSO deferral: engine 0.3.3's) the
+    ACKs then close the sender's bursts rather than pairing across them, so the oldest newly
+    acked segment, Linux's RTT sample, is younger. At "loss 0.5%" (where the bed's kernel
+    has srtt 42.4 ms, the simulator without the rule 43.8) the median srtt falls by well over
+    half a millisecond, every seed. (With the 0.3.4 profile's GSO pairs the rule moves it
+    0.3-0.4 ms.)"""
     from tcplab.runner import run
 
     point = next(p for p, a in cf.entries(False) if p.name == "loss 0.5%" and a == "reno")
 
     def median_srtt_ms(seed: int, **tcp) -> float:
-        s = cf.scenario(point, "reno", sim_stack="linux", jitter=cf.BED_JITTER, seed=seed).set_tcp(**tcp)
+        s = cf.scenario(point, "reno", sim_stack="linux", jitter=cf.BED_JITTER, seed=seed)
+        s.set_tcp(app_push="burst", tso_defer=False, **tcp)
         series = run(s).series
         return float(series[series["time"] >= point.warmup]["srtt"].median() * 1e3)
 

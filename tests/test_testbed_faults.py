@@ -279,13 +279,23 @@ def test_the_kernels_own_receiver_rules_cannot_be_turned_off(key):
         plan(one_flow(**{key: False}))
 
 
-@pytest.mark.parametrize("value", ["none", True, 1])
-def test_the_kernels_bulk_writer_always_pushes_at_the_end_of_a_write(value):
-    """The bed's sender marks PSH itself: app_push "burst" (or left out) is what it
-    does, anything else is refused naming the key and the allowed value."""
-    assert plan(one_flow(app_push="burst")).mss == 1000
-    with pytest.raises(ScenarioError, match=r"tcp\.app_push: .*the kernel always .* allowed: 'burst'"):
+@pytest.mark.parametrize("value", ["none", "burst", True, 1])
+def test_the_kernel_marks_psh_on_its_gso_packets(value):
+    """The bed's sender marks PSH itself, on every GSO packet of two or more segments:
+    app_push "gso" (or left out) is what it does, anything else is refused naming the key
+    and the allowed value."""
+    assert plan(one_flow(app_push="gso")).mss == 1000
+    with pytest.raises(ScenarioError, match=r"tcp\.app_push: .*the kernel always .* allowed: 'gso'"):
         plan(one_flow(app_push=value))
+
+
+def test_the_kernel_always_defers_small_sends():
+    """TSO deferral is the kernel's (tcp_tso_should_defer): tso_defer true or left out."""
+    assert plan(one_flow(tso_defer=True)).mss == 1000
+    with pytest.raises(
+        ScenarioError, match=r"tcp\.tso_defer: False: the kernel always defers .* allowed: true"
+    ):
+        plan(one_flow(tso_defer=False))
 
 
 @pytest.mark.parametrize("stack", ["linux", None])

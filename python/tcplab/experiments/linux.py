@@ -23,6 +23,8 @@ from .base import Claim, Experiment, Figure, Outcome, Results, Run
 from .common import panels
 
 _FROM_ENV = "<from TCPLAB_CONFORMANCE_SIM_STACK, default linux>"
+#: The bed-model table's name for the matrix's own model.
+DEFAULT_MODEL = "default (the bed's jitter, bucket and ACK latency)"
 
 
 def _sim_stack_from_env() -> str | None:
@@ -48,10 +50,10 @@ class LinuxConformance(Experiment):
         "jitter, both directions, for every algorithm). Segments carry 1000 payload bytes on both "
         "sides (the kernel's snd_mss); "
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
-        "namespace's SNMP counters. Beside the matrix the simulator runs each entry again with "
-        "measured properties of the bed's hosts that are not its model (the bottleneck's token "
-        "bucket, the receiver's ACK latency, Linux's PSH rule for GSO packets, and combinations) "
-        "against the same kernel runs. "
+        "namespace's SNMP counters. The simulator models the bed's hosts as measured: the "
+        "bottleneck's token bucket and the receiver's ACK latency (the profile brings Linux's TSO "
+        "deferral and PSH rule); beside the matrix it runs each entry again without each of "
+        "these, and with engine 0.3.3's model, against the same kernel runs. "
         "Quick: three 12 s points. Needs root; runs only when named."
     )
     needs = ("testbed:kernel",)
@@ -62,14 +64,14 @@ class LinuxConformance(Experiment):
         self,
         sim_stack: str | None = _FROM_ENV,
         jitter: dict[str, Any] | None = cf.BED_JITTER,
-        burst: str | None = None,
-        ack_latency: float | None = None,
+        burst: str | None = cf.BED_BURST,
+        ack_latency: float | None = cf.BED_ACK_LATENCY,
     ):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it
-        out); ``jitter``: the simulator's bottleneck jitter for NewVegas and CODE (None: none);
-        ``burst``: the simulated bottleneck's token-bucket slack (None: none; ``cf.BED_BURST``
-        is the bed's); ``ack_latency``: the simulated receivers' ACK latency (None: none;
-        ``cf.BED_ACK_LATENCY`` is the bed's)."""
+        out); ``jitter``: the simulator's bottleneck jitter, both directions (None: none);
+        ``burst``: the simulated bottleneck's token-bucket slack (the bed's by default; None:
+        none); ``ack_latency``: the simulated receivers' ACK latency (the bed's by default;
+        None: none)."""
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
         self.jitter = jitter
         self.burst = burst
@@ -77,29 +79,31 @@ class LinuxConformance(Experiment):
 
     def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
         """The simulated side of one matrix entry; ``model`` overrides the experiment's
-        ``burst`` and ``ack_latency`` or sets ``app_push`` (the bed-model ablations)."""
+        ``burst`` and ``ack_latency`` or sets ``app_push`` and ``tso_defer`` (the bed-model
+        ablations)."""
         settings = {"burst": self.burst, "ack_latency": self.ack_latency, **model}
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
 
     def bed_models(self) -> dict[str, dict[str, Any]]:
-        """The simulator's bed-model ablations run beside the matrix (each simulated entry
-        again with the bed's token bucket, its receiver's ACK latency, Linux's PSH rule for GSO
-        packets, and combinations; docs/kernel.md), when the experiment's own model has none
-        of them and runs the linux profile."""
-        if self.sim_stack is None or self.burst is not None or self.ack_latency is not None:
+        """The simulator's bed-model ablations run beside the matrix: each simulated entry
+        again without one measured property of the bed's hosts (the bottleneck's token bucket,
+        the receiver's ACK latency, the profile's TSO deferral, Linux's PSH rule for GSO packets
+        in favour of PSH at burst ends), and with engine 0.3.3's model, which had none of them
+        (docs/kernel.md). Only when the experiment runs the default model on the linux profile."""
+        if self.sim_stack != "linux" or self.burst != cf.BED_BURST or self.ack_latency != cf.BED_ACK_LATENCY:
             return {}
-        bucket, latency, gso = (
-            {"burst": cf.BED_BURST},
-            {"ack_latency": cf.BED_ACK_LATENCY},
-            {"app_push": "gso"},
+        no_bucket, no_latency, no_defer, burst_psh = (
+            {"burst": None},
+            {"ack_latency": None},
+            {"tso_defer": False},
+            {"app_push": "burst"},
         )
         return {
-            "bucket": bucket,
-            "ack latency": latency,
-            "bucket + ack latency": {**bucket, **latency},
-            "gso PSH": gso,
-            "gso PSH + bucket": {**gso, **bucket},
-            "gso PSH + bucket + ack latency": {**gso, **bucket, **latency},
+            "no bucket": no_bucket,
+            "no ACK latency": no_latency,
+            "no TSO deferral": no_defer,
+            "PSH at burst ends": burst_psh,
+            "engine 0.3.3's model": {**no_bucket, **no_latency, **no_defer, **burst_psh},
         }
 
     def runs(self, quick: bool) -> list[Run]:
@@ -237,7 +241,7 @@ class LinuxConformance(Experiment):
             ]
             out.append(
                 {
-                    "model": name or "default (jitter only)",
+                    "model": name or DEFAULT_MODEL,
                     "entries": len(mine),
                     **{k: counts.get(k, 0) for k in (eq.PASS, eq.UNDECIDED, eq.MISS, eq.NOT_EVALUATED)},
                     "verdicts that differ from the default": "; ".join(changed) or "-",

@@ -158,17 +158,17 @@ def scenario(
     burst: str | None = None,
     ack_latency: float | None = None,
     app_push: str | None = None,
+    tso_defer: bool | None = None,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
     delay jitter in each direction (``{"forward": spec, "reverse": spec}``; only with a
     stack: the engines that know ``stack`` know ``jitter``); ``burst``: the bottleneck's
-    token-bucket slack (only with a stack, as ``jitter``). None by default: the bed's
-    bucket (:data:`BED_BURST`) brings the Vegas family's random-loss points into line and
-    pushes Reno's out (docs/kernel.md, "The bed's token bucket"), so it is an ablation, not
-    the model. ``ack_latency``: the receivers' ``[tcp] ack_latency`` (only with a stack;
-    :data:`BED_ACK_LATENCY` is the bed's); ``app_push``: the senders' ``[tcp] app_push`` (only
-    with a stack; None leaves the profile's)."""
+    token-bucket slack (only with a stack, as ``jitter``; None: none; :data:`BED_BURST` is the
+    bed's, which linux/conformance runs). ``ack_latency``: the receivers' ``[tcp] ack_latency``
+    (only with a stack; :data:`BED_ACK_LATENCY` is the bed's); ``app_push`` and ``tso_defer``:
+    the senders' ``[tcp]`` keys of those names (only with a stack; None leaves the
+    profile's)."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -205,6 +205,8 @@ def scenario(
             tcp["ack_latency"] = ack_latency
         if app_push is not None:
             tcp["app_push"] = app_push
+        if tso_defer is not None:
+            tcp["tso_defer"] = tso_defer
     s.set_tcp(**tcp)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
@@ -252,6 +254,7 @@ def kernel_scenario(sim: Scenario) -> Scenario:
     k.doc.setdefault("tcp", {})["stack"] = "linux"
     k.doc["tcp"].pop("ack_latency", None)  # the bed's receiver has its own
     k.doc["tcp"].pop("app_push", None)  # and its kernel its own PSH rule
+    k.doc["tcp"].pop("tso_defer", None)  # and TSO deferral
     for f in k.doc.get("flows", []):
         if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
             f["cc"] = f["cc"]["name"]

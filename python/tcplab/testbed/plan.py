@@ -59,10 +59,8 @@ FIXED_BEHAVIOUR = {
     "rwnd_autotune": (True, "always autotunes its receive buffer"),
     "rwnd_growth_ack": (True, "always ACKs a segment that widens its window at once"),
     "push_ack": (True, "always ACKs a full-sized segment with PSH at once (Linux >= 6.6)"),
-    "app_push": (
-        "burst",
-        "always marks PSH itself (at the end of nearly every burst of two or four segments)",
-    ),
+    "app_push": ("gso", "always marks PSH itself, on every GSO packet of two or more segments"),
+    "tso_defer": (True, "always defers data that fills less than a GSO packet while an ACK is due"),
 }
 
 

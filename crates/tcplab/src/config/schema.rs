@@ -398,11 +398,17 @@ pub struct TcpOptions {
     /// off, linux on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub push_ack: Option<bool>,
-    /// Which segments a bulk sender marks with PSH: "burst" (the last new segment of
-    /// every ACK-triggered burst of two or more, and the last of a finite transfer, as
-    /// measured on the test bed; default for linux) or "none" (default for ns2).
+    /// Which segments a bulk sender marks with PSH: "gso" (Linux's rule: the last of every
+    /// GSO packet of two or more segments sent whole; default for linux), "burst" (the
+    /// last new segment of every ACK-triggered burst of two or more, engine 0.3.3's
+    /// approximation of it) or "none" (default for ns2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub app_push: Option<AppPush>,
+    /// Linux's TSO deferral (`tcp_tso_should_defer`): with room for less than one GSO
+    /// packet and the oldest segment's ACK due within min(1 ms, SRTT / 2), new data waits
+    /// for that ACK (tcp/tso_defer.rs; unpaced flows; default: ns2 off, linux on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tso_defer: Option<bool>,
     /// Initial congestion window, packets (default 2, RFC 5681 section 3.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_cwnd: Option<f64>,
@@ -582,6 +588,7 @@ impl TcpOptions {
             rwnd_growth_ack: self.rwnd_growth_ack.or(defaults.rwnd_growth_ack),
             push_ack: self.push_ack.or(defaults.push_ack),
             app_push: self.app_push.or(defaults.app_push),
+            tso_defer: self.tso_defer.or(defaults.tso_defer),
             initial_cwnd: self.initial_cwnd.or(defaults.initial_cwnd),
             initial_ssthresh: self.initial_ssthresh.or(defaults.initial_ssthresh),
             delayed_ack: self.delayed_ack.or(defaults.delayed_ack),

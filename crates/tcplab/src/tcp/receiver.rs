@@ -80,9 +80,13 @@ impl TcpReceiver {
         cfg: &TcpConfig,
         total: Option<(u32, u32)>,
     ) -> Self {
-        let autotune = cfg
-            .rwnd_autotune
-            .then(|| ReceiveWindow::new(cfg.mss, u64::from(cfg.rwnd) * u64::from(cfg.mss)));
+        let autotune = cfg.rwnd_autotune.then(|| {
+            ReceiveWindow::new(
+                cfg.mss,
+                u64::from(cfg.rwnd) * u64::from(cfg.mss),
+                cfg.timestamps,
+            )
+        });
         TcpReceiver {
             flow,
             src,

@@ -622,6 +622,12 @@ impl TcpSender {
             budget -= 1;
         }
         let rwnd_end = self.snd_una.saturating_add(self.st.rwnd);
+        if self.cfg.tso_defer {
+            let room = cwnd
+                .saturating_sub(self.sb.in_flight())
+                .min(rwnd_end.saturating_sub(self.snd_nxt));
+            budget = budget.min(self.deferral_allowance(now, room));
+        }
         while budget > 0
             && self.sb.in_flight() < cwnd
             && self.snd_nxt < self.app_limit
@@ -677,9 +683,14 @@ mod tests {
         s
     }
 
-    /// A Reno sender with the `linux` profile and 10 segments in flight from time 0.
+    /// A Reno sender with the `linux` profile and 10 segments in flight from time 0. TSO
+    /// deferral is off: these tests follow what each ACK sends (a_room_of_one_waits below
+    /// has it on).
     fn sender() -> TcpSender {
-        let mut s = started_reno(TcpOptions::default());
+        let mut s = started_reno(TcpOptions {
+            tso_defer: Some(false),
+            ..TcpOptions::default()
+        });
         assert_eq!(s.outbox.len(), 10);
         s.outbox.clear();
         s
@@ -702,6 +713,27 @@ mod tests {
             .drain(..)
             .map(|p| (p.seq, p.retransmit()))
             .collect()
+    }
+
+    /// TSO deferral (the linux profile's default): a SACK that frees room for one segment,
+    /// less than a GSO packet, while the oldest segment's ACK is due, sends nothing; the
+    /// next frees a second, and both leave together (Linux `tcp_tso_should_defer`).
+    #[test]
+    fn a_room_of_one_waits_for_the_next_ack_under_tso_deferral() {
+        let mut s = started_reno(TcpOptions::default());
+        s.outbox.clear();
+        s.on_ack(ms(100), &ack(1, Time::ZERO), None);
+        assert_eq!(
+            sent(&mut s),
+            [(10, false), (11, false)],
+            "a whole GSO packet"
+        );
+        let at = Time::from_micros(100_500);
+        s.on_ack(at, &ack(1, Time::ZERO), Some(&sacks(&[(2, 3)], false)));
+        assert_eq!(sent(&mut s), [], "room for one: the next ACK is due");
+        let at = Time::from_micros(101_000);
+        s.on_ack(at, &ack(1, Time::ZERO), Some(&sacks(&[(2, 4)], false)));
+        assert_eq!(sent(&mut s), [(12, false), (13, false)]);
     }
 
     /// One segment lost of a window: RACK marks it once three segments sent at the same

@@ -14,6 +14,7 @@ use super::rate::RateEstimator;
 use super::sack::AckOptions;
 use super::scoreboard::{Scoreboard, EVER_RETRANS, PUSHED};
 use super::timer::{Fired, LazyTimer};
+use super::tso_defer;
 use super::TcpConfig;
 use crate::cc::{
     AckEvent, AckSample, CaEvent, CaState, CcState, CongestionControl, LossInfo, LossKind, LossTag,
@@ -23,6 +24,10 @@ use crate::config::{AppPush, PartialAckTimer, WindowGrowth};
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
 use crate::rto::RtoEstimator;
 use crate::sim::Time;
+
+/// Bytes of one skb a bulk writer queues: the device's 64 KB GSO limit less the room Linux
+/// keeps for headers (`sk_gso_max_size`, `tcp_xmit_size_goal`).
+const GSO_MAX_BYTES: u32 = 65_536 - 321;
 
 /// Counters reported per flow.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -419,6 +424,13 @@ impl TcpSender {
         // the library call `f64::floor` is on targets without SSE4.1.
         let wnd = (self.st.effective_window() as u32).max(1);
         let mut budget = self.burst_limit();
+        if self.cfg.tso_defer {
+            let room = self
+                .snd_una
+                .saturating_add(wnd)
+                .saturating_sub(self.snd_nxt);
+            budget = budget.min(self.deferral_allowance(now, room));
+        }
         while self.snd_nxt < self.app_limit
             && self.snd_nxt < self.snd_una.saturating_add(wnd)
             && budget > 0
@@ -675,6 +687,33 @@ impl TcpSender {
         } else {
             2
         }
+    }
+
+    /// How many of `room` new segments may leave now: all of them, unless `tso_defer`
+    /// holds some back for an ACK due soon (tso_defer.rs). A paced flow sends at its
+    /// slots instead (Linux paces whole GSO packets; tcplab paces segments).
+    #[inline(never)]
+    pub(super) fn deferral_allowance(&self, now: Time, room: u32) -> u32 {
+        if self.pacer.is_some() {
+            return room;
+        }
+        let srtt = self.rto.srtt();
+        let unsent = self.app_limit.saturating_sub(self.snd_nxt);
+        tso_defer::allowance(&tso_defer::DeferView {
+            recovering: self.st.ca_state >= CaState::Recovery,
+            since_last_send: Time(now.0.saturating_sub(self.st.last_send.0)),
+            room,
+            max_segs: self.gso_segs(),
+            unsent,
+            skb_segs: (GSO_MAX_BYTES / self.cfg.mss.max(1))
+                .min(self.st.rwnd / 2)
+                .max(1),
+            window: (self.st.cwnd as u32).min(self.st.rwnd),
+            head_ack_due: self.sb.front().map(|s| s.sent_at + srtt),
+            now,
+            srtt,
+            ends_transfer: self.total_segments() == Some(self.app_limit),
+        })
     }
 
     /// Processes an ACK from the receiver, with its SACK option if it carries one.
