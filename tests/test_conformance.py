@@ -339,7 +339,7 @@ def test_every_scenario_is_not_held_on_the_scenarios_that_happen_to_be_stored():
 
 def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     """Each simulated entry runs again without the bed's bucket, without its receiver's ACK
-    latency, without TSO deferral, with PSH at burst ends, and with engine 0.3.3's model;
+    latency, without TSO deferral, with PSH at burst ends, and with engine 0.3.3's model, 6.18 receiver;
     the kernel's runs are not repeated, and the report tables each model's verdicts against
     the same kernel runs, naming the entries whose verdict changes."""
     exp = LinuxConformance()
@@ -352,7 +352,7 @@ def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     assert default.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
     assert default.scenario.doc["topology"]["bottleneck"]["burst"] == cf.BED_BURST
     assert "app_push" not in default.scenario.doc["tcp"], "the linux profile's own: gso"
-    old = next(r for r in models if r.params["model"] == "engine 0.3.3's model")
+    old = next(r for r in models if r.params["model"] == "engine 0.3.3's model, 6.18 receiver")
     assert "ack_latency" not in old.scenario.doc["tcp"]
     assert "burst" not in old.scenario.doc["topology"]["bottleneck"]
     assert old.scenario.doc["tcp"]["app_push"] == "burst" and old.scenario.doc["tcp"]["tso_defer"] is False

@@ -53,7 +53,7 @@ class LinuxConformance(Experiment):
         "namespace's SNMP counters. The simulator models the bed's hosts as measured: the "
         "bottleneck's token bucket and the receiver's ACK latency (the profile brings Linux's TSO "
         "deferral and PSH rule); beside the matrix it runs each entry again without each of "
-        "these, and with engine 0.3.3's model, against the same kernel runs. "
+        "these, and with engine 0.3.3's model, 6.18 receiver, against the same kernel runs. "
         "Quick: three 12 s points. Needs root; runs only when named."
     )
     needs = ("testbed:kernel",)
@@ -89,7 +89,8 @@ class LinuxConformance(Experiment):
         again without one measured property of the bed's hosts (the bottleneck's token bucket,
         the receiver's ACK latency, the profile's TSO deferral, Linux's PSH rule for GSO packets
         in favour of PSH at burst ends), and with engine 0.3.3's model, which had none of them
-        (docs/kernel.md). Only when the experiment runs the default model on the linux profile."""
+        (with 6.18's receiver; docs/kernel.md). Only when the experiment runs the default model
+        on the linux profile."""
         if self.sim_stack != "linux" or self.burst != cf.BED_BURST or self.ack_latency != cf.BED_ACK_LATENCY:
             return {}
         no_bucket, no_latency, no_defer, burst_psh = (
@@ -103,7 +104,7 @@ class LinuxConformance(Experiment):
             "no ACK latency": no_latency,
             "no TSO deferral": no_defer,
             "PSH at burst ends": burst_psh,
-            "engine 0.3.3's model": {**no_bucket, **no_latency, **no_defer, **burst_psh},
+            "engine 0.3.3's model, 6.18 receiver": {**no_bucket, **no_latency, **no_defer, **burst_psh},
         }
 
     def runs(self, quick: bool) -> list[Run]:

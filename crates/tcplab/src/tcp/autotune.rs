@@ -7,8 +7,9 @@
 //!   RTT, if more arrived in that RTT (n) than in the largest before (o), the clamp becomes
 //!   2n plus twice 2n (n - o) / o, so that a sender in slow start may double its rate.
 //!   Measured on the test bed (6.18): three successive right-sizings of a slow start gave
-//!   182,400, 186,667 and 438,900 bytes of window, each what this rule gives (the 16 extra
-//!   segments of kernels before 6.16 are gone).
+//!   182,400, 186,667 and 438,900 bytes of window, each what this rule gives to the byte
+//!   (186,666 here: the kernel rounds through the buffer size and its scaling ratio; the
+//!   16 extra segments of kernels before 6.16 are gone).
 //!
 //! The receiver's RTT: Linux takes it from the timestamp echo (`tcp_rcv_rtt_measure_ts`):
 //! a sample spans the receiver's ACK, the sender and the segment's way back, queue

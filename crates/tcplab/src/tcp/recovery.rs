@@ -623,10 +623,9 @@ impl TcpSender {
         }
         let rwnd_end = self.snd_una.saturating_add(self.st.rwnd);
         if self.cfg.tso_defer {
-            let room = cwnd
-                .saturating_sub(self.sb.in_flight())
-                .min(rwnd_end.saturating_sub(self.snd_nxt));
-            budget = budget.min(self.deferral_allowance(now, room));
+            let cwnd_room = cwnd.saturating_sub(self.sb.in_flight());
+            let rwnd_room = rwnd_end.saturating_sub(self.snd_nxt);
+            budget = budget.min(self.deferral_allowance(now, cwnd_room, rwnd_room));
         }
         while budget > 0
             && self.sb.in_flight() < cwnd

@@ -119,6 +119,9 @@ pub struct TcpSender {
     pub(super) tlp_retrans: bool,
     /// Segments sent while handling the current event (for `max_burst`).
     event_sends: u32,
+    /// TSO deferral held new data back at the last opportunity while cwnd was the smaller
+    /// window: the flow counts as cwnd-limited (Linux `is_cwnd_limited`).
+    held_by_cwnd: bool,
     /// The timestamp the latest ACK echoed (RFC 7323 TSecr).
     pub(super) latest_echo: Time,
     pub stats: SenderStats,
@@ -206,6 +209,7 @@ impl TcpSender {
             tlp_high_seq: None,
             tlp_retrans: false,
             event_sends: 0,
+            held_by_cwnd: false,
             latest_echo: Time::ZERO,
             stats: SenderStats::default(),
             losses: Vec::new(),
@@ -425,11 +429,10 @@ impl TcpSender {
         let wnd = (self.st.effective_window() as u32).max(1);
         let mut budget = self.burst_limit();
         if self.cfg.tso_defer {
-            let room = self
-                .snd_una
-                .saturating_add(wnd)
-                .saturating_sub(self.snd_nxt);
-            budget = budget.min(self.deferral_allowance(now, room));
+            let in_flight = self.snd_nxt - self.snd_una;
+            let cwnd_room = (self.st.cwnd as u32).max(1).saturating_sub(in_flight);
+            let rwnd_room = self.st.rwnd.saturating_sub(in_flight);
+            budget = budget.min(self.deferral_allowance(now, cwnd_room, rwnd_room));
         }
         while self.snd_nxt < self.app_limit
             && self.snd_nxt < self.snd_una.saturating_add(wnd)
@@ -577,7 +580,8 @@ impl TcpSender {
     fn cwnd_limited(&self) -> bool {
         let cwnd = self.st.cwnd as u32; // the floor (see try_send)
         let flight = self.flight();
-        cwnd <= self.st.rwnd && (flight >= cwnd || self.st.in_slow_start() && flight * 2 > cwnd)
+        cwnd <= self.st.rwnd
+            && (flight >= cwnd || self.held_by_cwnd || self.st.in_slow_start() && flight * 2 > cwnd)
     }
 
     /// The segments an ACK counts for window growth: one per ACK (NS-2's `opencwnd`), or
@@ -627,6 +631,7 @@ impl TcpSender {
     /// approximation of Linux's rule (`"gso"`, below): the test bed's sender ends 99 % of its
     /// bursts of two or four with PSH but only 1-3 % of its single segments and bursts of
     /// three or five (docs/kernel.md, "Where the bed's PSH comes from").
+    #[inline(never)]
     fn push_at_burst_end(&mut self, from: usize) {
         let mut fresh = self.outbox[from..]
             .iter_mut()
@@ -639,7 +644,9 @@ impl TcpSender {
     }
 
     /// Marks PSH on the new segments just sent (the outbox from `from` on) as `app_push`
-    /// says: "gso" at every transmission, "burst" only on what an ACK triggered.
+    /// says: "gso" at every transmission, "burst" only on what an ACK triggered. Inlined so
+    /// that the ns2 path ("none") pays one comparison per ACK, not a call.
+    #[inline(always)]
     fn mark_pushes(&mut self, from: usize, ack_triggered: bool) {
         match self.cfg.app_push {
             AppPush::Gso => self.push_whole_skbs(from),
@@ -653,6 +660,7 @@ impl TcpSender {
     /// are the runs of `gso_segs` segments between multiples of it in sequence space (Linux
     /// cuts them when the application writes; here at the present size goal), and one is
     /// whole when all its segments left in this one transmission.
+    #[inline(never)]
     fn push_whole_skbs(&mut self, from: usize) {
         let goal = self.gso_segs();
         let mut run_start = None; // first segment of the present run of consecutive new segments
@@ -674,46 +682,59 @@ impl TcpSender {
     }
 
     /// Linux's GSO size goal in segments (`tcp_tso_autosize`): the pacing rate's bytes per
-    /// 2^-10 s (`sk_pacing_shift` 10), at least `tcp_min_tso_segs` (2), at most 64.
+    /// 2^-10 s (`sk_pacing_shift` 10), plus 64 KB >> (min RTT in us >> 9) on paths of under
+    /// 16 ms (`tcp_tso_rtt_log` 9, Linux >= 5.18), at least `tcp_min_tso_segs` (2), at most 64.
     fn gso_segs(&self) -> u32 {
         let rate = if self.st.pacing_rate.is_finite() && self.st.pacing_rate > 0.0 {
             self.st.pacing_rate
         } else {
             pacing::default_rate(&self.st, self.sb.len())
         };
-        let per_shift = rate / 1024.0 / f64::from(self.st.mss.max(1));
-        if per_shift.is_finite() {
-            (per_shift as u32).clamp(2, 64)
-        } else {
-            2
+        if !rate.is_finite() {
+            return 2; // no RTT measured yet
         }
+        let mut bytes = rate / 1024.0;
+        let rtt_log = (self.st.min_rtt.nanos() / 1000) >> 9;
+        if self.st.min_rtt != Time::MAX && rtt_log < 32 {
+            bytes += f64::from(65_536u32 >> rtt_log);
+        }
+        let per_shift = bytes.min(f64::from(GSO_MAX_BYTES)) / f64::from(self.st.mss.max(1));
+        (per_shift as u32).clamp(2, 64)
     }
 
-    /// How many of `room` new segments may leave now: all of them, unless `tso_defer`
-    /// holds some back for an ACK due soon (tso_defer.rs). A paced flow sends at its
-    /// slots instead (Linux paces whole GSO packets; tcplab paces segments).
+    /// How many of the new segments that the congestion window (`cwnd_room`) and the
+    /// receiver's (`rwnd_room`) let out may leave now: all of them, unless `tso_defer` holds
+    /// some back for an ACK due soon (tso_defer.rs). Records whether that left the flow
+    /// cwnd-limited. A paced flow sends at its slots instead (Linux paces whole GSO packets;
+    /// tcplab paces segments).
     #[inline(never)]
-    pub(super) fn deferral_allowance(&self, now: Time, room: u32) -> u32 {
+    pub(super) fn deferral_allowance(&mut self, now: Time, cwnd_room: u32, rwnd_room: u32) -> u32 {
+        let room = cwnd_room.min(rwnd_room);
         if self.pacer.is_some() {
             return room;
         }
         let srtt = self.rto.srtt();
-        let unsent = self.app_limit.saturating_sub(self.snd_nxt);
-        tso_defer::allowance(&tso_defer::DeferView {
+        let skb_segs = (GSO_MAX_BYTES / self.cfg.mss.max(1))
+            .min(self.st.rwnd / 2)
+            .max(1);
+        let cwnd = self.st.cwnd as u32;
+        let allowed = tso_defer::allowance(&tso_defer::DeferView {
             recovering: self.st.ca_state >= CaState::Recovery,
             since_last_send: Time(now.0.saturating_sub(self.st.last_send.0)),
             room,
             max_segs: self.gso_segs(),
-            unsent,
-            skb_segs: (GSO_MAX_BYTES / self.cfg.mss.max(1))
-                .min(self.st.rwnd / 2)
-                .max(1),
-            window: (self.st.cwnd as u32).min(self.st.rwnd),
+            unsent: self.app_limit.saturating_sub(self.snd_nxt),
+            skb_segs,
+            head_segs: skb_segs - self.snd_nxt % skb_segs,
+            half_cwnd: (cwnd / 2).max(1),
+            window: cwnd.min(self.st.rwnd),
             head_ack_due: self.sb.front().map(|s| s.sent_at + srtt),
             now,
             srtt,
-            ends_transfer: self.total_segments() == Some(self.app_limit),
-        })
+            ends_transfer: self.app_total != u32::MAX && self.app_limit == self.app_total,
+        });
+        self.held_by_cwnd = tso_defer::held_by_cwnd(allowed, room, cwnd_room, rwnd_room);
+        allowed
     }
 
     /// Processes an ACK from the receiver, with its SACK option if it carries one.

@@ -41,6 +41,10 @@ pub struct DeferView {
     /// Segments of one skb in the write queue: a bulk writer's skbs are 64 KB
     /// (`tcp_xmit_size_goal`), so the queue's head is rarely its tail.
     pub skb_segs: u32,
+    /// Segments left in the queue's head skb (the rest of one partly sent).
+    pub head_segs: u32,
+    /// Half the congestion window: the most one GSO packet may take (`tcp_cwnd_test`).
+    pub half_cwnd: u32,
     /// min(receive window, cwnd) in segments: the window whose third is sent at once.
     pub window: u32,
     /// When the oldest outstanding segment's ACK is due: its send time plus SRTT, if a
@@ -48,17 +52,18 @@ pub struct DeferView {
     pub head_ack_due: Option<Time>,
     /// The present time.
     pub now: Time,
-    /// Smoothed RTT.
+    /// Smoothed RTT (none yet: nothing is deferred).
     pub srtt: Time,
     /// The queued data ends the transfer (its last skb carries FIN and is never held).
     pub ends_transfer: bool,
 }
 
-/// How many of the `room` new segments go out now: in GSO packets of at most `max_segs`
-/// (and one skb), each decided by [`should_defer`] on the room left (after the first
-/// packet the last write is recent by definition).
+/// How many of the `room` new segments go out now: in GSO packets of at most `max_segs`,
+/// half the window and what is left of the head skb, each decided by [`should_defer`] on the
+/// room left (after the first packet the last write is recent by definition).
 pub fn allowance(v: &DeferView) -> u32 {
     let mut view = *v;
+    view.head_segs = view.head_segs.clamp(1, view.skb_segs.max(1));
     let mut sent = 0;
     while view.room > 0 && view.unsent > 0 {
         if should_defer(&view) {
@@ -67,11 +72,16 @@ pub fn allowance(v: &DeferView) -> u32 {
         let packet = view
             .room
             .min(view.max_segs.max(1))
-            .min(view.skb_segs.max(1))
+            .min(view.half_cwnd.max(1))
+            .min(view.head_segs)
             .min(view.unsent);
         sent += packet;
         view.room -= packet;
         view.unsent -= packet;
+        view.head_segs -= packet;
+        if view.head_segs == 0 {
+            view.head_segs = view.skb_segs.max(1);
+        }
         view.since_last_send = Time::ZERO;
     }
     sent
@@ -79,8 +89,9 @@ pub fn allowance(v: &DeferView) -> u32 {
 
 /// Whether the next new data waits (Linux `tcp_tso_should_defer`, condition by condition).
 pub fn should_defer(v: &DeferView) -> bool {
-    // A single queued segment is Nagle's business, not deferral's (`tso_segs == 1`).
-    if v.unsent <= 1 || v.recovering || v.since_last_send > RECENT_WRITE {
+    // A single-segment skb is Nagle's business, not deferral's (`tso_segs == 1`).
+    let head = v.head_segs.min(v.unsent);
+    if head <= 1 || v.recovering || v.since_last_send > RECENT_WRITE || v.srtt == Time::ZERO {
         return false;
     }
     // A full GSO packet can go.
@@ -88,8 +99,8 @@ pub fn should_defer(v: &DeferView) -> bool {
         return false;
     }
     // An skb in the middle of the queue gets no more data: send it if it fits.
-    let head_is_tail = v.unsent <= v.skb_segs;
-    if !head_is_tail && v.room >= v.skb_segs {
+    let head_is_tail = v.unsent <= v.head_segs;
+    if !head_is_tail && v.room >= head {
         return false;
     }
     // At least a third of the window is free: use it.
@@ -104,8 +115,16 @@ pub fn should_defer(v: &DeferView) -> bool {
     if due > v.now + threshold {
         return false;
     }
-    // The transfer's last skb (FIN) is never held.
-    !(head_is_tail && v.ends_transfer)
+    // Deferring: the window is no larger than the head skb. Only the transfer's last skb
+    // (FIN) goes at once, and only when it fits strictly.
+    !(head_is_tail && v.ends_transfer && v.room > head)
+}
+
+/// Whether holding back new data at this opportunity leaves the flow limited by its
+/// congestion window: cwnd, not the receiver's window, is the smaller (Linux sets
+/// `is_cwnd_limited` when it defers for that reason, so window growth goes on).
+pub fn held_by_cwnd(allowed: u32, room: u32, cwnd_room: u32, rwnd_room: u32) -> bool {
+    allowed < room && cwnd_room < rwnd_room
 }
 
 #[cfg(test)]
@@ -125,6 +144,8 @@ mod tests {
             max_segs: 4,
             unsent: 128,
             skb_segs: 64,
+            head_segs: 64,
+            half_cwnd: 50,
             window: 100,
             head_ack_due: Some(us(10_000)),
             now: us(10_000),
@@ -179,11 +200,78 @@ mod tests {
         };
         assert_eq!(allowance(&one), 1, "a single segment is not deferred");
         let last = DeferView {
+            unsent: 2,
+            ends_transfer: true,
+            ..slow_start(3)
+        };
+        assert_eq!(
+            allowance(&last),
+            2,
+            "the transfer's last skb goes when it fits"
+        );
+        let no_srtt = DeferView {
+            srtt: Time::ZERO,
+            ..slow_start(2)
+        };
+        assert_eq!(allowance(&no_srtt), 2, "no RTT measured yet");
+    }
+
+    #[test]
+    fn the_transfers_last_skb_waits_like_any_other_unless_it_fits() {
+        // Linux defers when the window is no larger than the skb, FIN or not.
+        let last = DeferView {
             unsent: 3,
             ends_transfer: true,
             ..slow_start(2)
         };
-        assert_eq!(allowance(&last), 2, "the transfer's last skb goes");
+        assert_eq!(allowance(&last), 0);
+        let bulk = DeferView {
+            unsent: 2,
+            ..slow_start(3)
+        };
+        assert_eq!(
+            allowance(&bulk),
+            0,
+            "without FIN the tail waits even when it fits"
+        );
+    }
+
+    #[test]
+    fn the_rest_of_a_partly_sent_skb_is_its_own_packet() {
+        // One segment left of the head skb: a single segment is never deferred.
+        let one_left = DeferView {
+            head_segs: 1,
+            ..slow_start(2)
+        };
+        assert_eq!(
+            allowance(&one_left),
+            1,
+            "then the next skb's pair waits for room"
+        );
+        // Three left: a middle skb that fits goes whole.
+        let three_left = DeferView {
+            head_segs: 3,
+            ..slow_start(3)
+        };
+        assert_eq!(allowance(&three_left), 3);
+    }
+
+    #[test]
+    fn a_gso_packet_takes_at_most_half_the_window() {
+        // Room 4 >= the size goal of 4, in packets of 2 (half a window of 5), both at once.
+        let small = DeferView {
+            half_cwnd: 2,
+            window: 5,
+            ..slow_start(4)
+        };
+        assert_eq!(allowance(&small), 4);
+    }
+
+    #[test]
+    fn holding_back_counts_as_cwnd_limited_only_when_cwnd_is_the_smaller_window() {
+        assert!(held_by_cwnd(0, 2, 2, 50));
+        assert!(!held_by_cwnd(0, 2, 50, 2), "the receiver's window held it");
+        assert!(!held_by_cwnd(2, 2, 2, 50), "nothing held back");
     }
 
     #[test]
@@ -212,6 +300,7 @@ mod tests {
         assert_eq!(allowance(&tail), 0);
         let middle = DeferView {
             skb_segs: 2,
+            head_segs: 2,
             ..slow_start(3)
         };
         // A whole middle skb of 2 fits and goes; the room of 1 left then waits.
