@@ -549,12 +549,12 @@ pub enum AppPush {
     /// docs/kernel.md, "Where the bed's PSH comes from"). The end of a finite transfer
     /// carries PSH too.
     Burst,
-    /// Linux's transmit path: the write queue is cut into skbs of the GSO size goal
-    /// (`tcp_tso_autosize`: about a millisecond of the pacing rate, at least
-    /// `tcp_min_tso_segs` = 2 segments), and `__tcp_transmit_skb` forces PSH on every skb
-    /// of more than one segment, so the last segment of each whole skb sent carries it; an
-    /// skb that cwnd splits goes out as single segments without it. The end of a finite
-    /// transfer carries PSH too.
+    /// Linux's transmit path: each transmission cuts GSO packets off the head of the write
+    /// queue's 64 KB skbs where the sender stands (`tcp_mss_split_point`: at most the size
+    /// goal of `tcp_tso_autosize`, about a millisecond of the pacing rate and at least
+    /// `tcp_min_tso_segs` = 2 segments, and half the window), and `__tcp_transmit_skb`
+    /// forces PSH on every packet of more than one segment, so its last segment carries it;
+    /// a single segment goes without. The end of a finite transfer carries PSH too.
     Gso,
 }
 

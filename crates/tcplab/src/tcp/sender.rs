@@ -649,36 +649,58 @@ impl TcpSender {
     #[inline(always)]
     fn mark_pushes(&mut self, from: usize, ack_triggered: bool) {
         match self.cfg.app_push {
-            AppPush::Gso => self.push_whole_skbs(from),
+            AppPush::Gso => self.push_gso_packets(from),
             AppPush::Burst if ack_triggered => self.push_at_burst_end(from),
             AppPush::Burst | AppPush::None => {}
         }
     }
 
-    /// `app_push = "gso"`: of the new segments just sent (the outbox from `from` on), the
-    /// last of every whole skb carries PSH (Linux `__tcp_transmit_skb` on a GSO skb). Skbs
-    /// are the runs of `gso_segs` segments between multiples of it in sequence space (Linux
-    /// cuts them when the application writes; here at the present size goal), and one is
-    /// whole when all its segments left in this one transmission.
+    /// `app_push = "gso"`: the new segments just sent (the outbox from `from` on) leave as
+    /// GSO packets, and the last segment of every packet of two or more carries PSH (Linux
+    /// `__tcp_transmit_skb`). Linux cuts each packet off the head of its 64 KB write-queue
+    /// skb as it sends (`tcp_mss_split_point`): at most the size goal and half the window,
+    /// never across an skb's end, so a packet starts where the last transmission stopped.
     #[inline(never)]
-    fn push_whole_skbs(&mut self, from: usize) {
-        let goal = self.gso_segs();
-        let mut run_start = None; // first segment of the present run of consecutive new segments
-        let mut prev = None;
-        for p in self.outbox[from..].iter_mut() {
+    fn push_gso_packets(&mut self, from: usize) {
+        let cap = self.gso_segs().min(((self.st.cwnd as u32) / 2).max(1));
+        let skb = self.skb_segs();
+        // The open packet: its last segment's outbox index, that segment and its length.
+        let mut open: Option<(usize, u32, u32)> = None;
+        for i in from..self.outbox.len() {
+            let p = &self.outbox[i];
             if !p.is_data() || p.retransmit() {
                 continue;
             }
-            if prev.is_none_or(|q: u32| q + 1 != p.seq) {
-                run_start = Some(p.seq);
-            }
-            prev = Some(p.seq);
-            let skb_start = (p.seq + 1).saturating_sub(goal);
-            if (p.seq + 1) % goal == 0 && run_start.is_some_and(|s| s <= skb_start) {
-                p.flags |= Packet::PUSH;
-                self.sb.mark_pushed(p.seq);
+            let seq = p.seq;
+            match open {
+                Some((_, last, len))
+                    if seq == last + 1 && len < cap && !seq.is_multiple_of(skb) =>
+                {
+                    open = Some((i, seq, len + 1));
+                }
+                _ => {
+                    self.close_gso_packet(open);
+                    open = Some((i, seq, 1));
+                }
             }
         }
+        self.close_gso_packet(open);
+    }
+
+    /// PSH on the last segment of a GSO packet (outbox index, segment, length) of two or more.
+    fn close_gso_packet(&mut self, packet: Option<(usize, u32, u32)>) {
+        if let Some((i, seq, _)) = packet.filter(|&(_, _, len)| len >= 2) {
+            self.outbox[i].flags |= Packet::PUSH;
+            self.sb.mark_pushed(seq);
+        }
+    }
+
+    /// Segments of one skb a bulk writer queues (`tcp_xmit_size_goal`: 64 KB, at most half
+    /// the receiver's window).
+    fn skb_segs(&self) -> u32 {
+        (GSO_MAX_BYTES / self.cfg.mss.max(1))
+            .min(self.st.rwnd / 2)
+            .max(1)
     }
 
     /// Linux's GSO size goal in segments (`tcp_tso_autosize`): the pacing rate's bytes per
@@ -714,9 +736,7 @@ impl TcpSender {
             return room;
         }
         let srtt = self.rto.srtt();
-        let skb_segs = (GSO_MAX_BYTES / self.cfg.mss.max(1))
-            .min(self.st.rwnd / 2)
-            .max(1);
+        let skb_segs = self.skb_segs();
         let cwnd = self.st.cwnd as u32;
         let allowed = tso_defer::allowance(&tso_defer::DeferView {
             recovering: self.st.ca_state >= CaState::Recovery,
@@ -1206,6 +1226,18 @@ mod tests {
         let (mut s, _) = pushing_sender(AppPush::None, 1e9, None);
         s.on_ack(ms(100), &ack(1), None);
         assert_eq!(sent(&mut s), [(4, false), (5, false)]);
+    }
+
+    /// Linux cuts GSO packets where the sender stands, not at multiples in sequence space:
+    /// after a transmission of three (a packet of two and one of one), the next pair is a
+    /// packet of its own and ends with PSH.
+    #[test]
+    fn gso_packets_start_where_the_last_transmission_stopped() {
+        let (mut s, _) = pushing_sender(AppPush::Gso, 1e9, None);
+        s.on_ack(ms(100), &ack(2), None);
+        assert_eq!(sent(&mut s), [(4, false), (5, true), (6, false)]);
+        s.on_ack(ms(101), &ack(3), None);
+        assert_eq!(sent(&mut s), [(7, false), (8, true)]);
     }
 
     #[test]
