@@ -63,16 +63,18 @@ JITTERED = ("newvegas", "code")
 
 
 def _measured_jitter() -> dict[str, dict[str, Any]]:
-    """The bed's delay path as measured (data/bed_jitter.json: per-frame excess delay over
-    the minimum, each direction): an empirical distribution for each direction of the
+    """The bed's delay path as measured (data/bed_jitter.json, written by
+    ``python -m tcplab.testbed.lateness``: each frame's delay over the running median of the
+    frames around it, each direction): an empirical distribution for each direction of the
     simulator's bottleneck, so that both sides run the same path."""
     data = json.loads((Path(__file__).with_name("data") / "bed_jitter.json").read_text())
     return {d: {"kind": "empirical", "quantiles": data[d]} for d in ("forward", "reverse")}
 
 
-#: The bed's own jitter, both directions (docs/kernel.md, "The bed's own jitter"). Every
-#: algorithm's simulated side runs with it: ACK trains broken by its millisecond tail decide
-#: when CUBIC's HyStart fires, and each round's RTT sample moves Vegas's window.
+#: The bed's own jitter, both directions (docs/kernel.md, "The bed's own RTT jitter"). Every
+#: algorithm's simulated side runs with it. Since testbed-4 it is tens of microseconds
+#: (p99 0.03-0.05 ms): the millisecond tail measured at testbed-3 was the old sampler's
+#: 2.3 ms socket-table walks, and drawn per packet it inflated BBR's bandwidth estimate.
 BED_JITTER: dict[str, dict[str, Any]] = _measured_jitter()
 #: The bed receiver's ACK latency (``[tcp] ack_latency``, seconds): a group of 2-4 segments
 #: arriving back to back gets one ACK, 74-112 us after the group's last segment (median

@@ -151,7 +151,11 @@ def run_plan(
     out_dir: str | Path | None = None,
     capture: bool = True,
     sample_interval: float = SAMPLE_INTERVAL,
+    receiver_capture: bool = False,
 ) -> Result:
+    """Runs one planned scenario on the bed. ``capture``: the bottleneck's egress (r1) into
+    ``out_dir/bottleneck.pcap``; ``receiver_capture``: the receiver's interface (h0) too, into
+    ``out_dir/receiver.pcap`` (both ends of the delay element: ``testbed.lateness``)."""
     ports = any(f.kernel_cc.startswith("tl_") for f in p.flows)
     net.require(
         (*BED, "nstat")
@@ -180,7 +184,7 @@ def run_plan(
         window_bytes=p.window_bytes,
         access_rate_bps=p.access_rate_bps,
     ) as bed:
-        dump = None
+        dump = receiver_dump = None
         if capture and out is not None:
             dump = bed.spawn(
                 "r",
@@ -194,6 +198,19 @@ def run_plan(
                 "-U",
                 stdout=subprocess.DEVNULL,
             )
+            if receiver_capture:
+                receiver_dump = bed.spawn(
+                    "h",
+                    "tcpdump",
+                    "-i",
+                    "h0",
+                    "-s",
+                    "128",
+                    "-w",
+                    str(out / "receiver.pcap"),
+                    "-U",
+                    stdout=subprocess.DEVNULL,
+                )
         server = bed.spawn("h", *serve_command(BASE_PORT, len(p.flows)))
         _await_line(server, "ready", "the traffic receiver")
         tcp_file, q_file = (work / "tcp.txt").open("w"), (work / "qdisc.txt").open("w")
@@ -238,9 +255,10 @@ def run_plan(
             )
         tcp_file.close()
         q_file.close()
-        if dump is not None:
-            dump.terminate()
-            dump.wait(timeout=5)
+        for d in (dump, receiver_dump):
+            if d is not None:
+                d.terminate()
+                d.wait(timeout=5)
         qstats = bed.run("r", "tc", "-s", "-j", "qdisc", "show", "dev", "r1").stdout
         delay = net.delay_counters(bed)
     samples = read_samples(work / "tcp.txt", TCP_FIELDS, t0)
@@ -417,6 +435,7 @@ def run_scenario(
     capture: bool = True,
     native: bool = False,
     sample_interval: float = SAMPLE_INTERVAL,
+    receiver_capture: bool = False,
 ) -> Result:
     """Runs a simulator scenario (the supported subset, see ``plan``) on the kernel test bed.
 
@@ -425,9 +444,14 @@ def run_scenario(
     RTTs, retransmissions and timeouts from tcp_info); ``series`` has the kernel's tcp_info
     (cwnd, srtt, rttvar, min_rtt, bytes acked, ...) every ``sample_interval``, ``queues``
     the bottleneck's backlog, ``meta["snmp"]`` the sender namespace's SNMP counters over the
-    run. ``native``: reno/cubic are the kernel's own (``plan``). Needs root."""
+    run. ``native``: reno/cubic are the kernel's own (``plan``); ``receiver_capture``: a
+    capture at the receiver beside the bottleneck's (``run_plan``). Needs root."""
     if isinstance(scenario, (str, Path)):
         scenario = Scenario.load(scenario)
     return run_plan(
-        plan(scenario, native=native), out_dir=out_dir, capture=capture, sample_interval=sample_interval
+        plan(scenario, native=native),
+        out_dir=out_dir,
+        capture=capture,
+        sample_interval=sample_interval,
+        receiver_capture=receiver_capture,
     )

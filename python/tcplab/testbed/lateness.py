@@ -1,0 +1,186 @@
+"""The bed's delay-path lateness, measured while flows run: what the simulator's
+``conformance.BED_JITTER`` models.
+
+    python -m tcplab.testbed.lateness OUT.json [--algorithms cubic,bbr,...] [--seed 1]
+
+runs each algorithm on the conformance matrix's base point with captures at both ends of the
+delay element (the router's r1, the bed's own ``bottleneck.pcap``, and the receiver's h0,
+``receiver.pcap``), and writes the distribution with its provenance. Needs root and the bed.
+
+Per frame and direction (data r1 -> h0, full-sized segments; ACKs h0 -> r1), the path delay
+is one capture's time minus the other's. It is a per-run offset (a tenth of a millisecond or
+so, steady within a run) plus spikes; independent per-packet draws of the whole excess over
+the minimum would turn the offset into packet-to-packet jitter the bed does not have. So the
+lateness of a frame is its delay over the running median of the ``WINDOW`` frames around it,
+negative deviations (a few microseconds) as 0, and the distribution is the lateness's
+quantiles at ``PROBABILITIES`` probabilities, pooled over the runs, below the ``CUT``
+quantile: the rarest stalls hold a burst of frames at once, which independent draws cannot
+model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import dpkt
+import numpy as np
+import pandas as pd
+
+from . import conformance as cf
+from . import net
+
+#: Frames around each one whose median delay is its reference.
+WINDOW = 51
+#: Quantiles of the distribution: probabilities 0, 1/(n-1), ..., 1.
+PROBABILITIES = 201
+#: The pooled lateness above this quantile is left out (bursts of frames held by one stall).
+CUT = 0.999
+#: Algorithms measured by default: loss-based bursts (reno, cubic), paced (bbr), delay-based
+#: with a small queue (vegas: a BPF port).
+ALGORITHMS = ("reno", "cubic", "bbr", "vegas")
+#: The delay element's two sides, as the bed's captures name them.
+ROUTER_CAPTURE, RECEIVER_CAPTURE = "bottleneck.pcap", "receiver.pcap"
+
+_KEY = ["src", "seq", "ack", "len", "tsval"]
+
+
+def read_frames(path: str | Path) -> pd.DataFrame:
+    """The IPv4 TCP frames of a pcap: time (s), source address, seq, ack, payload length and
+    the timestamp option's value (which tells a retransmission from the original)."""
+    rows = []
+    with open(path, "rb") as f:
+        for ts, buf in dpkt.pcap.Reader(f):
+            ip = dpkt.ethernet.Ethernet(buf).data
+            if not isinstance(ip, dpkt.ip.IP) or not isinstance(ip.data, dpkt.tcp.TCP):
+                continue
+            tcp = ip.data
+            options = dpkt.tcp.parse_opts(tcp.opts)
+            tsval = next((v for k, v in options if k == dpkt.tcp.TCP_OPT_TIMESTAMP), b"")
+            payload = ip.len - 4 * ip.hl - 4 * (tcp.off or 5)
+            rows.append((float(ts), ip.src, tcp.seq, tcp.ack, payload, tsval[:4]))
+    return pd.DataFrame(rows, columns=["time", *_KEY])
+
+
+def path_delays(first: pd.DataFrame, second: pd.DataFrame, src: bytes, min_len: int = 0) -> np.ndarray:
+    """Delay (s) of each frame from ``src`` seen in both captures, in the order it passed the
+    first; frames seen more than once in either capture are left out (no unique match)."""
+    a = first[(first["src"] == src) & (first["len"] >= min_len)].drop_duplicates(_KEY, keep=False)
+    b = second[second["src"] == src].drop_duplicates(_KEY, keep=False)
+    m = a.merge(b, on=_KEY, suffixes=("_a", "_b")).sort_values("time_a")
+    return (m["time_b"] - m["time_a"]).to_numpy()
+
+
+def lateness(delays: np.ndarray, window: int = WINDOW) -> np.ndarray:
+    """Each frame's delay over the running median of the ``window`` frames around it
+    (negative deviations as 0)."""
+    median = pd.Series(delays).rolling(window, center=True, min_periods=1).median().to_numpy()
+    return np.maximum(delays - median, 0.0)
+
+
+def distribution(samples: Iterable[np.ndarray], cut: float = CUT, n: int = PROBABILITIES) -> list[float]:
+    """Quantiles at probabilities 0, 1/(n-1), ..., 1 of the pooled samples below their ``cut``
+    quantile, rounded to 0.1 us."""
+    pooled = np.concatenate(list(samples))
+    if not len(pooled):
+        raise ValueError("no frames matched in both captures: nothing to measure")
+    kept = pooled[pooled <= np.quantile(pooled, cut)]
+    return [round(float(q), 7) for q in np.quantile(kept, np.linspace(0.0, 1.0, n))]
+
+
+@dataclass
+class RunLateness:
+    """One run's lateness in each direction, with its summary for the provenance."""
+
+    label: str
+    forward: np.ndarray
+    reverse: np.ndarray
+
+    def summary(self) -> dict[str, object]:
+        def q(x: np.ndarray) -> dict[str, float]:
+            levels = ("50", "90", "99", "99.9")
+            p = np.quantile(x, [0.5, 0.9, 0.99, 0.999]) * 1e3 if len(x) else [float("nan")] * 4
+            return {f"p{k}_ms": round(float(v), 4) for k, v in zip(levels, p, strict=True)}
+
+        directions = {"forward": q(self.forward), "reverse": q(self.reverse)}
+        return {"run": self.label, "frames": [len(self.forward), len(self.reverse)], **directions}
+
+
+def from_captures(run_dir: Path, label: str, mss: int = cf.MSS) -> RunLateness:
+    """The lateness of one bed run from its two captures."""
+    router, receiver = read_frames(run_dir / ROUTER_CAPTURE), read_frames(run_dir / RECEIVER_CAPTURE)
+    sender, receiving = _addr(net.SENDER_ADDR), _addr(net.RECEIVER_ADDR)
+    return RunLateness(
+        label,
+        lateness(path_delays(router, receiver, sender, min_len=mss)),
+        lateness(path_delays(receiver, router, receiving)),
+    )
+
+
+def measure(algorithms: Sequence[str], seed: int, work: Path) -> list[RunLateness]:
+    """Runs each algorithm on the base point with both captures and returns each run's
+    lateness (root and the bed)."""
+    from ..experiments.linux import LinuxConformance
+    from .runner import run_scenario
+
+    base = cf.matrix()[0]
+    runs = []
+    for algo in algorithms:
+        out = work / algo
+        kernel = cf.kernel_scenario(LinuxConformance().scenario(base, algo, seed=seed))
+        run_scenario(kernel, out_dir=out, native=True, receiver_capture=True)
+        runs.append(from_captures(out, f"{algo} on {base.name}, seed {seed}"))
+    return runs
+
+
+def document(runs: Sequence[RunLateness], when: str) -> dict[str, object]:
+    """The json document of ``conformance.BED_JITTER``: both directions' quantiles and how
+    they were measured."""
+    return {
+        "source": (
+            f"Per-frame lateness of the test bed's delay path (router r1 -> receiver h0 for data, "
+            f"full-sized frames; h0 -> r1 for ACKs) over the running median of the {WINDOW} frames "
+            f"around it, negative deviations as 0; quantiles at {PROBABILITIES} probabilities of each "
+            f"direction's pooled frames below its {CUT:g} quantile. Measured by "
+            f"`python -m tcplab.testbed.lateness` ({when}) on the base point of linux/conformance "
+            "(10 Mb/s, 40 ms, 1 BDP)."
+        ),
+        "runs": [r.summary() for r in runs],
+        "frames": {d: int(sum(len(getattr(r, d)) for r in runs)) for d in ("forward", "reverse")},
+        "forward": distribution(r.forward for r in runs),
+        "reverse": distribution(r.reverse for r in runs),
+    }
+
+
+def _addr(dotted: str) -> bytes:
+    return bytes(int(x) for x in dotted.split("."))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help="the json to write (e.g. testbed/data/bed_jitter.json)")
+    parser.add_argument("--algorithms", default=",".join(ALGORITHMS), help="comma-separated, of the matrix's")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--when", default="", help="date, kernel and machine, for the provenance")
+    parser.add_argument("--keep", type=Path, help="keep the captures in this directory")
+    args = parser.parse_args(argv)
+    algorithms = [a for a in args.algorithms.split(",") if a]
+    unknown = [a for a in algorithms if a not in cf.ALGORITHMS]
+    if unknown:
+        parser.error(f"--algorithms: {', '.join(unknown)} not in the matrix ({', '.join(cf.ALGORITHMS)})")
+    with tempfile.TemporaryDirectory(prefix="tcplab-lateness-") as tmp:
+        work = args.keep or Path(tmp)
+        doc = document(measure(algorithms, args.seed, work), args.when or "no date given")
+    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    for r in doc["runs"]:
+        print(r)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
