@@ -62,6 +62,24 @@ def test_each_direction_is_its_delay_over_the_running_median(tmp_path):
     assert run.forward[100] == pytest.approx(2e-3, abs=1e-6)
     assert run.reverse[50] == pytest.approx(5e-4, abs=1e-6)
     assert np.delete(run.forward, 100).max() < 1e-6 and np.delete(run.reverse, 50).max() < 1e-6
+    # (the spiked data frame arrives after the next one: one of their ACKs is not exact)
+    assert len(run.ack_latency) >= 198 and np.allclose(run.ack_latency, 1e-4, atol=1e-6)
+
+
+def test_the_ack_latency_counts_only_acks_of_the_last_segment_received(tmp_path):
+    """A duplicate ACK (it acknowledges less than the last segment that arrived) and an ACK
+    of a segment other than the latest are not a receiver's reaction time."""
+    frames = [
+        (1.0000, _frame(SENDER, RECEIVER, 0, 1, 1000, 1)),
+        (1.0001, _frame(RECEIVER, SENDER, 1, 1000, 0, 2)),  # 100 us after its segment
+        (1.0010, _frame(SENDER, RECEIVER, 2000, 1, 1000, 3)),  # a hole at 1000
+        (1.0011, _frame(RECEIVER, SENDER, 1, 1000, 0, 4)),  # duplicate ACK
+        (1.0020, _frame(SENDER, RECEIVER, 1000, 1, 1000, 5)),
+        (1.00206, _frame(RECEIVER, SENDER, 1, 3000, 0, 6)),  # 60 us, fills the hole
+    ]
+    _write(tmp_path / "r.pcap", frames)
+    got = L.ack_latencies(L.read_frames(tmp_path / "r.pcap"), SENDER, RECEIVER, min_len=1000)
+    assert got == pytest.approx([1e-4], abs=1e-7), "the hole-filling ACK acknowledges past its segment"
 
 
 def test_a_frame_seen_twice_is_left_out(tmp_path):
@@ -99,9 +117,15 @@ def test_the_distribution_leaves_out_the_rarest_stalls():
 
 def test_the_document_names_its_runs_and_how_it_was_measured():
     rng = np.random.default_rng(2)
-    runs = [L.RunLateness(f"r{i}", rng.exponential(1e-5, 500), rng.exponential(1e-5, 300)) for i in range(2)]
+    runs = [
+        L.RunLateness(
+            f"r{i}", rng.exponential(1e-5, 500), rng.exponential(1e-5, 300), rng.exponential(4e-5, 250)
+        )
+        for i in range(2)
+    ]
     doc = L.document(runs, "2026-11-27, test")
-    assert doc["frames"] == {"forward": 1000, "reverse": 600}
+    assert doc["frames"] == {"forward": 1000, "reverse": 600, "ack_latency": 500}
+    assert all(len(doc[m]) == L.PROBABILITIES for m in L.MEASURES)
     assert [r["run"] for r in doc["runs"]] == ["r0", "r1"] and "2026-11-27, test" in doc["source"]
     json.dumps(doc)
 

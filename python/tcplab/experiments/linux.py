@@ -65,13 +65,13 @@ class LinuxConformance(Experiment):
         sim_stack: str | None = _FROM_ENV,
         jitter: dict[str, Any] | None = cf.BED_JITTER,
         burst: str | None = cf.BED_BURST,
-        ack_latency: float | None = cf.BED_ACK_LATENCY,
+        ack_latency: float | dict[str, Any] | None = cf.BED_ACK_LATENCY,
     ):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it
         out); ``jitter``: the simulator's bottleneck jitter, both directions (None: none);
         ``burst``: the simulated bottleneck's token-bucket slack (the bed's by default; None:
-        none); ``ack_latency``: the simulated receivers' ACK latency (the bed's by default;
-        None: none)."""
+        none); ``ack_latency``: the simulated receivers' ACK latency, seconds or a distribution
+        (the bed's measured distribution by default; None: none)."""
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
         self.jitter = jitter
         self.burst = burst
@@ -79,33 +79,29 @@ class LinuxConformance(Experiment):
 
     def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
         """The simulated side of one matrix entry; ``model`` overrides the experiment's
-        ``burst`` and ``ack_latency`` or sets ``app_push`` and ``tso_defer`` (the bed-model
-        ablations)."""
+        ``burst`` and ``ack_latency`` or sets ``app_push``, ``tso_defer`` and
+        ``sack_compress`` (the bed-model ablations)."""
         settings = {"burst": self.burst, "ack_latency": self.ack_latency, **model}
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
 
     def bed_models(self) -> dict[str, dict[str, Any]]:
         """The simulator's bed-model ablations run beside the matrix: each simulated entry
         again without one measured property of the bed's hosts (the bottleneck's token bucket,
-        the receiver's ACK latency, the profile's TSO deferral, Linux's PSH rule for GSO packets
-        in favour of PSH at burst ends), and with engine 0.3.3's model, which had none of them
-        (with 6.18's receiver; docs/kernel.md). Only when the experiment runs the default model
-        on the linux profile."""
+        the receiver's ACK latency, the profile's TSO deferral and SACK compression, Linux's PSH
+        rule for GSO packets in favour of PSH at burst ends), and with engine 0.3.3's model,
+        which had none of them (with 6.18's receiver; docs/kernel.md). Only when the experiment
+        runs the default model on the linux profile."""
         if self.sim_stack != "linux" or self.burst != cf.BED_BURST or self.ack_latency != cf.BED_ACK_LATENCY:
             return {}
-        no_bucket, no_latency, no_defer, burst_psh = (
-            {"burst": None},
-            {"ack_latency": None},
-            {"tso_defer": False},
-            {"app_push": "burst"},
-        )
-        return {
-            "no bucket": no_bucket,
-            "no ACK latency": no_latency,
-            "no TSO deferral": no_defer,
-            "PSH at burst ends": burst_psh,
-            "engine 0.3.3's model, 6.18 receiver": {**no_bucket, **no_latency, **no_defer, **burst_psh},
+        parts = {
+            "no bucket": {"burst": None},
+            "no ACK latency": {"ack_latency": None},
+            "no TSO deferral": {"tso_defer": False},
+            "no SACK compression": {"sack_compress": False},
+            "PSH at burst ends": {"app_push": "burst"},
         }
+        every_part = {k: v for part in parts.values() for k, v in part.items()}
+        return {**parts, "engine 0.3.3's model, 6.18 receiver": every_part}
 
     def runs(self, quick: bool) -> list[Run]:
         """Every matrix entry ``cf.repeats`` times on each side: simulated, and on the test bed

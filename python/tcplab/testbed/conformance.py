@@ -62,12 +62,17 @@ STRICT = ("reno", "cubic", "vegas", "veno")
 JITTERED = ("newvegas", "code")
 
 
+def _measured() -> dict[str, Any]:
+    """data/bed_jitter.json, written by ``python -m tcplab.testbed.lateness``."""
+    return json.loads((Path(__file__).with_name("data") / "bed_jitter.json").read_text())
+
+
 def _measured_jitter() -> dict[str, dict[str, Any]]:
     """The bed's delay path as measured (data/bed_jitter.json, written by
     ``python -m tcplab.testbed.lateness``: each frame's delay over the running median of the
     frames around it, each direction): an empirical distribution for each direction of the
     simulator's bottleneck, so that both sides run the same path."""
-    data = json.loads((Path(__file__).with_name("data") / "bed_jitter.json").read_text())
+    data = _measured()
     return {d: {"kind": "empirical", "quantiles": data[d]} for d in ("forward", "reverse")}
 
 
@@ -76,11 +81,14 @@ def _measured_jitter() -> dict[str, dict[str, Any]]:
 #: (p99 0.03-0.05 ms): the millisecond tail measured at testbed-3 was the old sampler's
 #: 2.3 ms socket-table walks, and drawn per packet it inflated BBR's bandwidth estimate.
 BED_JITTER: dict[str, dict[str, Any]] = _measured_jitter()
-#: The bed receiver's ACK latency (``[tcp] ack_latency``, seconds): a group of 2-4 segments
-#: arriving back to back gets one ACK, 74-112 us after the group's last segment (median
-#: 74-78 us for pairs; captures at the receiver's interface, docs/kernel.md, "The receiver's
-#: ACK latency"), also with ``net.ipv4.tcp_backlog_ack_defer = 0``.
-BED_ACK_LATENCY: float = 75e-6
+#: The bed receiver's ACK latency (``[tcp] ack_latency``), drawn for each ACK from the
+#: distribution measured with the jitter (data/bed_jitter.json ``ack_latency``: from a data
+#: frame's arrival to the departure of the ACK of it at the receiver's interface, p10 9 us,
+#: p50 26 us, p90 72 us over Reno, CUBIC, BBR and Vegas). A constant 75 us (engines 0.3.4 to
+#: 0.3.6) locked the simulated ACK clock to one phase of the bottleneck: CUBIC lost a second
+#: segment one RTT into half of its recoveries, the kernel in none (docs/kernel.md, "The
+#: receiver's ACK latency").
+BED_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured()["ack_latency"]}
 #: The bed bottleneck's token-bucket slack (testbed/plan.py ``BURST_SLACK``) as a ``burst``.
 BED_BURST: str = bed_burst()
 MSS = 1000
@@ -158,9 +166,10 @@ def scenario(
     jitter: dict[str, Any] | None = BED_JITTER,
     seed: int = 1,
     burst: str | None = None,
-    ack_latency: float | None = None,
+    ack_latency: float | dict[str, Any] | None = None,
     app_push: str | None = None,
     tso_defer: bool | None = None,
+    sack_compress: bool | None = None,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
@@ -168,9 +177,9 @@ def scenario(
     stack: the engines that know ``stack`` know ``jitter``); ``burst``: the bottleneck's
     token-bucket slack (only with a stack, as ``jitter``; None: none; :data:`BED_BURST` is the
     bed's, which linux/conformance runs). ``ack_latency``: the receivers' ``[tcp] ack_latency``
-    (only with a stack; :data:`BED_ACK_LATENCY` is the bed's); ``app_push`` and ``tso_defer``:
-    the senders' ``[tcp]`` keys of those names (only with a stack; None leaves the
-    profile's)."""
+    (seconds or a distribution; only with a stack; :data:`BED_ACK_LATENCY` is the bed's);
+    ``app_push``, ``tso_defer`` and ``sack_compress``: the ``[tcp]`` keys of those names
+    (only with a stack; None leaves the profile's)."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -209,6 +218,8 @@ def scenario(
             tcp["app_push"] = app_push
         if tso_defer is not None:
             tcp["tso_defer"] = tso_defer
+        if sack_compress is not None:
+            tcp["sack_compress"] = sack_compress
     s.set_tcp(**tcp)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
@@ -237,6 +248,11 @@ def _kernel_defaults() -> dict[str, dict[str, Any]]:
 KERNEL_DEFAULTS: dict[str, dict[str, Any]] = _kernel_defaults()
 
 
+#: ``[tcp]`` keys that model what the bed's hosts do (its receiver's ACK latency, its
+#: kernel's PSH rule, TSO deferral and SACK compression): left out of the bed's document.
+MODELLED_HOST_KEYS = ("ack_latency", "app_push", "tso_defer", "sack_compress")
+
+
 def kernel_scenario(sim: Scenario) -> Scenario:
     """The test bed's document: the simulator's without the bottleneck jitter and token
     bucket (the bed's own are what they model; the bed cannot change them), without the parameters
@@ -254,9 +270,8 @@ def kernel_scenario(sim: Scenario) -> Scenario:
         if not bottleneck["reverse"]:
             del bottleneck["reverse"]
     k.doc.setdefault("tcp", {})["stack"] = "linux"
-    k.doc["tcp"].pop("ack_latency", None)  # the bed's receiver has its own
-    k.doc["tcp"].pop("app_push", None)  # and its kernel its own PSH rule
-    k.doc["tcp"].pop("tso_defer", None)  # and TSO deferral
+    for key in MODELLED_HOST_KEYS:  # the bed's hosts do these their own way
+        k.doc["tcp"].pop(key, None)
     for f in k.doc.get("flows", []):
         if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
             f["cc"] = f["cc"]["name"]

@@ -1,5 +1,5 @@
-"""The bed's delay-path lateness, measured while flows run: what the simulator's
-``conformance.BED_JITTER`` models.
+"""The bed's delay-path lateness and its receiver's ACK latency, measured while flows run:
+what the simulator's ``conformance.BED_JITTER`` and ``conformance.BED_ACK_LATENCY`` model.
 
     python -m tcplab.testbed.lateness OUT.json [--algorithms cubic,bbr,...] [--seed 1]
 
@@ -16,6 +16,11 @@ negative deviations (a few microseconds) as 0, and the distribution is the laten
 quantiles at ``PROBABILITIES`` probabilities, pooled over the runs, below the ``CUT``
 quantile: the rarest stalls hold a burst of frames at once, which independent draws cannot
 model.
+
+The receiver's ACK latency is, for each ACK that acknowledges exactly up to the last data
+frame the receiver got before it (the ACK the delayed-ACK rule sends; duplicate ACKs and
+window updates are left out), the time from that frame's arrival to the ACK's departure,
+both at the receiver's interface.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ CUT = 0.999
 #: Algorithms measured by default: loss-based bursts (reno, cubic), paced (bbr), delay-based
 #: with a small queue (vegas: a BPF port).
 ALGORITHMS = ("reno", "cubic", "bbr", "vegas")
+#: What a run measures: the delay path's lateness each way, the receiver's ACK latency.
+MEASURES = ("forward", "reverse", "ack_latency")
 #: The delay element's two sides, as the bed's captures name them.
 ROUTER_CAPTURE, RECEIVER_CAPTURE = "bottleneck.pcap", "receiver.pcap"
 
@@ -93,13 +100,30 @@ def distribution(samples: Iterable[np.ndarray], cut: float = CUT, n: int = PROBA
     return [round(float(q), 7) for q in np.quantile(kept, np.linspace(0.0, 1.0, n))]
 
 
+def ack_latencies(frames: pd.DataFrame, sender: bytes, receiver: bytes, min_len: int = 0) -> np.ndarray:
+    """Seconds from the arrival of each data frame (from ``sender``, at least ``min_len``
+    bytes) to the departure of the receiver's ACK that acknowledges exactly up to it, for
+    ACKs sent after it and before the next data frame arrived (one capture at the receiver)."""
+    data = frames[(frames["src"] == sender) & (frames["len"] >= max(min_len, 1))]
+    acks = frames[frames["src"] == receiver]
+    arrived = data["time"].to_numpy()
+    ends = ((data["seq"] + data["len"]) % 2**32).to_numpy()
+    t, ack = acks["time"].to_numpy(), acks["ack"].to_numpy()
+    i = np.searchsorted(arrived, t, side="right") - 1
+    ok = i >= 0
+    exact = ok & (ends[np.maximum(i, 0)] == ack)
+    return t[exact] - arrived[i[exact]]
+
+
 @dataclass
 class RunLateness:
-    """One run's lateness in each direction, with its summary for the provenance."""
+    """One run's lateness in each direction and its receiver's ACK latency, with a summary
+    for the provenance."""
 
     label: str
     forward: np.ndarray
     reverse: np.ndarray
+    ack_latency: np.ndarray
 
     def summary(self) -> dict[str, object]:
         def q(x: np.ndarray) -> dict[str, float]:
@@ -107,8 +131,8 @@ class RunLateness:
             p = np.quantile(x, [0.5, 0.9, 0.99, 0.999]) * 1e3 if len(x) else [float("nan")] * 4
             return {f"p{k}_ms": round(float(v), 4) for k, v in zip(levels, p, strict=True)}
 
-        directions = {"forward": q(self.forward), "reverse": q(self.reverse)}
-        return {"run": self.label, "frames": [len(self.forward), len(self.reverse)], **directions}
+        measured = {d: q(getattr(self, d)) for d in MEASURES}
+        return {"run": self.label, "frames": [len(getattr(self, d)) for d in MEASURES], **measured}
 
 
 def from_captures(run_dir: Path, label: str, mss: int = cf.MSS) -> RunLateness:
@@ -119,6 +143,7 @@ def from_captures(run_dir: Path, label: str, mss: int = cf.MSS) -> RunLateness:
         label,
         lateness(path_delays(router, receiver, sender, min_len=mss)),
         lateness(path_delays(receiver, router, receiving)),
+        ack_latencies(receiver, sender, receiving, min_len=mss),
     )
 
 
@@ -139,21 +164,23 @@ def measure(algorithms: Sequence[str], seed: int, work: Path) -> list[RunLatenes
 
 
 def document(runs: Sequence[RunLateness], when: str) -> dict[str, object]:
-    """The json document of ``conformance.BED_JITTER``: both directions' quantiles and how
-    they were measured."""
+    """The json document of ``conformance.BED_JITTER`` and ``BED_ACK_LATENCY``: the
+    quantiles of each measure and how they were measured."""
     return {
         "source": (
-            f"Per-frame lateness of the test bed's delay path (router r1 -> receiver h0 for data, "
-            f"full-sized frames; h0 -> r1 for ACKs) over the running median of the {WINDOW} frames "
-            f"around it, negative deviations as 0; quantiles at {PROBABILITIES} probabilities of each "
-            f"direction's pooled frames below its {CUT:g} quantile. Measured by "
+            f"forward, reverse: per-frame lateness of the test bed's delay path (router r1 -> receiver "
+            f"h0 for data, full-sized frames; h0 -> r1 for ACKs) over the running median of the "
+            f"{WINDOW} frames around it, negative deviations as 0. ack_latency: the receiver's time "
+            "from a full-sized data frame's arrival to the departure of the ACK that acknowledges "
+            "exactly up to it, at h0. Quantiles at "
+            f"{PROBABILITIES} probabilities of each measure pooled over the runs, below its {CUT:g} "
+            "quantile. Measured by "
             f"`python -m tcplab.testbed.lateness` ({when}) on the base point of linux/conformance "
             "(10 Mb/s, 40 ms, 1 BDP)."
         ),
         "runs": [r.summary() for r in runs],
-        "frames": {d: int(sum(len(getattr(r, d)) for r in runs)) for d in ("forward", "reverse")},
-        "forward": distribution(r.forward for r in runs),
-        "reverse": distribution(r.reverse for r in runs),
+        "frames": {d: int(sum(len(getattr(r, d)) for r in runs)) for d in MEASURES},
+        **{d: distribution(getattr(r, d) for r in runs) for d in MEASURES},
     }
 
 

@@ -61,6 +61,7 @@ FIXED_BEHAVIOUR = {
     "push_ack": (True, "always ACKs a full-sized segment with PSH at once (Linux >= 6.6)"),
     "app_push": ("gso", "always marks PSH itself, on every GSO packet of two or more segments"),
     "tso_defer": (True, "always defers data that fills less than a GSO packet while an ACK is due"),
+    "sack_compress": (True, "always holds the SACKs after the third for a hole (tcp_comp_sack_* defaults)"),
 }
 
 

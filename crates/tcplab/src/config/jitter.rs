@@ -183,3 +183,63 @@ pub fn validate_jitter(field: &str, j: &JitterSpec) -> Result<(), ConfigError> {
         }
     }
 }
+
+/// A delay either fixed (`"75us"`, a number of seconds) or drawn anew for each use from
+/// one of the jitter distributions (`{ kind = "empirical", quantiles = [...] }`): a host's
+/// reaction time, which varies from one packet to the next (`[tcp] ack_latency`).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum DelaySpec {
+    Fixed(Seconds),
+    Drawn(JitterSpec),
+}
+
+impl<'de> Deserialize<'de> for DelaySpec {
+    /// A table is a distribution (its errors keep their paths), anything else a time.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = toml::Value::deserialize(d)?;
+        if value.is_table() {
+            JitterSpec::deserialize(value)
+                .map(DelaySpec::Drawn)
+                .map_err(D::Error::custom)
+        } else {
+            Seconds::deserialize(value)
+                .map(DelaySpec::Fixed)
+                .map_err(D::Error::custom)
+        }
+    }
+}
+
+impl DelaySpec {
+    /// The longest delay it gives, seconds.
+    pub fn max(&self) -> Seconds {
+        match self {
+            DelaySpec::Fixed(s) => *s,
+            DelaySpec::Drawn(j) => j.max(),
+        }
+    }
+}
+
+/// Ranges of a delay at `field`: a fixed one, or a distribution's, within [0, `most`] s.
+pub fn validate_delay(field: &str, d: &DelaySpec, most: f64) -> Result<(), ConfigError> {
+    if let DelaySpec::Drawn(j) = d {
+        validate_jitter(field, j)?;
+    }
+    let max = d.max();
+    if max.0.is_finite() && (0.0..=most).contains(&max.0) {
+        Ok(())
+    } else {
+        let what = match d {
+            DelaySpec::Fixed(_) => "",
+            DelaySpec::Drawn(_) => "its largest value ",
+        };
+        Err(ConfigError::new(
+            field.to_string(),
+            format!(
+                "{what}{} s is not allowed; it must be between 0 and {most} s",
+                max.0
+            ),
+        ))
+    }
+}

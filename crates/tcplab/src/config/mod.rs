@@ -23,7 +23,7 @@ pub mod wlan;
 pub use cc_spec::CcSpec;
 pub use error::{name_list, ConfigError};
 pub use flows::*;
-pub use jitter::JitterSpec;
+pub use jitter::{DelaySpec, JitterSpec};
 pub use queues::*;
 pub use schema::*;
 pub use traces::{PcapResolution, PcapSpec, TapPoint};

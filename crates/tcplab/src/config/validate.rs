@@ -503,14 +503,8 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
             ));
         }
     }
-    if let Some(l) = t.ack_latency {
-        finite_in(
-            &format!("{field}.ack_latency"),
-            l.0,
-            0.0,
-            1.0,
-            "must be between 0 and 1 s",
-        )?;
+    if let Some(l) = &t.ack_latency {
+        super::jitter::validate_delay(&format!("{field}.ack_latency"), l, 1.0)?;
     }
     if let Some(d) = t.dupack_threshold {
         finite_in(
@@ -529,7 +523,7 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
 fn ack_latency_needs_delayed_acks(written: &str, flow: &str, merged: &TcpOptions) -> Check {
     let stack = merged.stack.unwrap_or_default();
     let delayed_ack = merged.delayed_ack.unwrap_or(stack.delays_acks());
-    let latency = merged.ack_latency.map_or(0.0, |l| l.0);
+    let latency = merged.ack_latency.as_ref().map_or(0.0, |l| l.max().0);
     if latency > 0.0 && !delayed_ack {
         return Err(err(
             written.to_string(),

@@ -71,6 +71,12 @@ impl Jitter {
         }
     }
 
+    /// Draws from `rng` from now on (a component's own stream, given once the world knows
+    /// its name).
+    pub fn set_stream(&mut self, rng: RngStream) {
+        self.rng = rng;
+    }
+
     /// One extra delay.
     pub fn draw(&mut self) -> Time {
         let ns = match &self.dist {

@@ -127,6 +127,17 @@ impl ReceiveWindow {
         self.space_time = now;
     }
 
+    /// The receiver's RTT as Linux's SACK compression takes it: its estimate, or the
+    /// connection's smoothed RTT when that is smaller (a receiver's is its handshake's: here
+    /// twice the smallest one-way delay).
+    pub fn rtt_estimate(&self) -> Option<Time> {
+        let base = self.min_one_way.map(|d| d + d);
+        match (self.rtt, base) {
+            (Some(r), Some(b)) => Some(r.min(b)),
+            (r, b) => r.or(b),
+        }
+    }
+
     /// The window to advertise, bytes.
     pub fn window_bytes(&self) -> u64 {
         self.soft.min(self.clamp)

@@ -2,6 +2,7 @@
 //! timers, Tahoe/Reno/NewReno recovery, go-back-N after a timeout) and, with the `linux`
 //! options, SACK, timestamps, RFC 6675/PRR recovery, RACK-TLP and undo.
 
+mod ack_delay;
 mod autotune;
 pub mod pacing;
 #[cfg(test)]
@@ -11,6 +12,7 @@ pub mod rate;
 pub mod receiver;
 mod recovery;
 pub mod sack;
+mod sack_compress;
 pub mod scoreboard;
 pub mod sender;
 mod timer;
@@ -43,13 +45,15 @@ pub struct TcpConfig {
     /// New data waits for an ACK due soon rather than leave in a burst smaller than a GSO
     /// packet (`tso_defer.rs`).
     pub tso_defer: bool,
+    /// Out-of-order data's ACKs compressed as Linux's receiver does (`sack_compress.rs`).
+    pub sack_compress: bool,
     pub initial_cwnd: f64,
     pub initial_ssthresh: f64,
     pub delayed_ack: bool,
     pub delack_timeout: Time,
     /// A delayed ACK that is due leaves this much later, covering what arrives meanwhile
-    /// (`receiver.rs`).
-    pub ack_latency: Time,
+    /// (`receiver.rs`, `ack_delay.rs`): fixed, or drawn for each ACK.
+    pub ack_latency: Option<crate::config::DelaySpec>,
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
@@ -98,6 +102,7 @@ struct Profile {
     push_ack: bool,
     app_push: AppPush,
     tso_defer: bool,
+    sack_compress: bool,
 }
 
 impl Profile {
@@ -124,6 +129,7 @@ impl Profile {
                 push_ack: false,
                 app_push: AppPush::None,
                 tso_defer: false,
+                sack_compress: false,
             },
             // Linux 6.x: MSS 1448 (1500-byte MTU less 52 bytes of IP, TCP and timestamp
             // option), IW10 (RFC 6928, TCP_INIT_CWND), delayed ACKs with TCP_ATO_MIN 40 ms
@@ -138,7 +144,8 @@ impl Profile {
             // data that fills less than a GSO packet while an ACK is due
             // (`tcp_tso_should_defer`) and marks PSH on every GSO packet of two or more
             // segments (`__tcp_transmit_skb`); both shape the test bed's bursts (measured,
-            // docs/kernel.md).
+            // docs/kernel.md). With out-of-order data the receiver compresses its SACKs
+            // after the third (`tcp_comp_sack_*` defaults, measured on the bed too).
             Stack::Linux => Profile {
                 mss: 1448,
                 header_bytes: 52,
@@ -157,6 +164,7 @@ impl Profile {
                 push_ack: true,
                 app_push: AppPush::Gso,
                 tso_defer: true,
+                sack_compress: true,
             },
         }
     }
@@ -186,11 +194,12 @@ impl TcpConfig {
             push_ack: o.push_ack.unwrap_or(p.push_ack),
             app_push: o.app_push.unwrap_or(p.app_push),
             tso_defer: o.tso_defer.unwrap_or(p.tso_defer),
+            sack_compress: o.sack_compress.unwrap_or(p.sack_compress),
             initial_cwnd: o.initial_cwnd.unwrap_or(p.initial_cwnd),
             initial_ssthresh: o.initial_ssthresh.unwrap_or(1e9),
             delayed_ack: o.delayed_ack.unwrap_or(p.delayed_ack),
             delack_timeout: secs(o.delack_timeout, p.delack_timeout),
-            ack_latency: secs(o.ack_latency, 0.0),
+            ack_latency: o.ack_latency.clone(),
             min_rto: secs(o.min_rto, 0.2),
             max_rto: secs(o.max_rto, p.max_rto),
             initial_rto: secs(o.initial_rto, 1.0),

@@ -3,12 +3,14 @@
 //! SACK and D-SACK blocks (RFC 2018, RFC 2883), the timestamp echo rule (RFC 7323) and
 //! quick-ack mode (Linux `tcp_enter_quickack_mode`).
 
+use super::ack_delay::AckDelay;
 use super::autotune::ReceiveWindow;
 use super::sack::{AckOptionLog, SackBlocks};
+use super::sack_compress::{SackAck, SackCompressor};
 use super::timer::{Fired, LazyTimer};
 use super::TcpConfig;
 use crate::net::{FlowId, NodeId, Packet, PacketKind};
-use crate::sim::Time;
+use crate::sim::{RngStream, Time};
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -35,7 +37,7 @@ pub struct TcpReceiver {
     delayed_ack: bool,
     delack_timeout: Time,
     /// `ack_latency`: how long after the segment that calls for it an ACK leaves.
-    ack_latency: Time,
+    ack_latency: AckDelay,
     /// When the ACK called for `ack_latency` ago leaves, if one is on its way.
     ack_due: Option<Time>,
     rcv_nxt: u32,
@@ -52,6 +54,8 @@ pub struct TcpReceiver {
     last_ack_sent: u32,
     /// SACK blocks to report, if SACK is on.
     sack: Option<SackBlocks>,
+    /// Out-of-order data's ACKs held as Linux holds them (`sack_compress`, with SACK).
+    compressor: Option<SackCompressor>,
     dsack: bool,
     /// Blocks per ACK: 4, or 3 beside the timestamp option (RFC 2018 section 3).
     max_blocks: usize,
@@ -100,7 +104,7 @@ impl TcpReceiver {
             header_bytes: cfg.header_bytes,
             delayed_ack: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
-            ack_latency: cfg.ack_latency,
+            ack_latency: AckDelay::new(cfg.ack_latency.as_ref()),
             ack_due: None,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -110,6 +114,7 @@ impl TcpReceiver {
             timestamps: cfg.timestamps,
             last_ack_sent: 0,
             sack: cfg.sack.then(SackBlocks::default),
+            compressor: (cfg.sack && cfg.sack_compress).then(SackCompressor::default),
             dsack: cfg.sack && cfg.dsack,
             max_blocks: if cfg.timestamps { 3 } else { 4 },
             duplicate: None,
@@ -161,6 +166,11 @@ impl TcpReceiver {
                 self.completed_at = Some(now);
             }
         }
+    }
+
+    /// The flow's own random stream, for an ACK latency drawn per ACK.
+    pub fn set_random_stream(&mut self, rng: RngStream) {
+        self.ack_latency.set_stream(rng);
     }
 
     /// Processes a data segment; ACKs go to the outbox.
@@ -230,9 +240,10 @@ impl TcpReceiver {
             }
             if again {
                 self.note_duplicate(seq);
+                self.send_ack(now);
+            } else {
+                self.ack_out_of_order(now);
             }
-            // RFC 5681 section 4.2: out-of-order data is acknowledged at once.
-            self.send_ack(now);
         } else {
             self.stats.duplicates_received += 1;
             self.note_duplicate(seq);
@@ -256,14 +267,34 @@ impl TcpReceiver {
     /// meanwhile first (the test bed: one ACK for each group of 2-4 segments, about 75 us
     /// after the group's last; docs/kernel.md, "The receiver's ACK latency").
     fn ack_in_latency(&mut self, now: Time) {
-        if self.ack_latency == Time::ZERO {
+        let Some(latency) = self.ack_latency.next() else {
             self.send_ack(now);
             return;
-        }
-        let due = now + self.ack_latency;
+        };
+        let due = now + latency;
         self.ack_due = Some(due);
         if let Some(at) = self.delack.set(due) {
             self.timer_request = Some(at);
+        }
+    }
+
+    /// The ACK new out-of-order data calls for: at once (RFC 5681 section 4.2), unless
+    /// Linux's SACK compression holds it (`sack_compress.rs`; quick-ack mode goes first, as
+    /// in `__tcp_ack_snd_check`).
+    fn ack_out_of_order(&mut self, now: Time) {
+        let rtt = self.autotune.as_ref().and_then(ReceiveWindow::rtt_estimate);
+        let decision = match &mut self.compressor {
+            Some(c) if self.quick == 0 => c.on_out_of_order(now, self.rcv_nxt, rtt),
+            _ => SackAck::Now,
+        };
+        match decision {
+            SackAck::Now => self.send_ack(now),
+            SackAck::Hold(Some(at)) => {
+                if let Some(t) = self.delack.set(at) {
+                    self.timer_request = Some(t);
+                }
+            }
+            SackAck::Hold(None) => {}
         }
     }
 
@@ -281,6 +312,9 @@ impl TcpReceiver {
         self.unacked_in_order = 0;
         self.ack_due = None;
         self.delack.cancel();
+        if let Some(c) = &mut self.compressor {
+            c.on_ack_sent();
+        }
         self.stats.acks_sent += 1;
         self.quick = self.quick.saturating_sub(1);
         self.last_ack_sent = self.rcv_nxt;
@@ -314,7 +348,11 @@ impl TcpReceiver {
             Fired::Stale => {}
             Fired::Rearm(t) => self.timer_request = Some(t),
             Fired::Expired => {
-                if self.unacked_in_order > 0 {
+                let held = self
+                    .compressor
+                    .as_ref()
+                    .is_some_and(SackCompressor::holding);
+                if self.unacked_in_order > 0 || held {
                     self.send_ack(now);
                 }
             }
@@ -362,6 +400,48 @@ mod tests {
         assert_eq!(r.stats.duplicates_received, 1);
     }
 
+    /// Segments 853 us apart behind a hole at 1 (`sack_compress`): the first three
+    /// duplicate ACKs leave at once, the fourth and fifth wait for one ACK 1.1 ms after the
+    /// fourth; the segment that fills the hole is ACKed at once and ends the hold.
+    #[test]
+    fn sack_compression_holds_the_acks_after_the_third_for_a_hole() {
+        let cfg = TcpConfig {
+            sack: true,
+            sack_compress: true,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(0, 1, 0, &cfg, None);
+        let at = |i: u64| Time::from_micros(853 * i);
+        r.on_data(at(0), &data(0));
+        assert_eq!(acks(&mut r), vec![1]);
+        for i in 2..=4 {
+            r.on_data(at(i), &data(i as u32));
+            assert_eq!(acks(&mut r), vec![1], "duplicate ACK {} at once", i - 1);
+        }
+        r.on_data(at(5), &data(5));
+        let due = r.take_timer_request().expect("the compressed-ACK timer");
+        assert_eq!(due, at(5) + Time::from_micros(1100));
+        r.on_data(at(6), &data(6));
+        assert!(r.outbox.is_empty() && r.take_timer_request().is_none());
+        r.on_timer(due, due);
+        assert_eq!(acks(&mut r), vec![1], "one ACK for the two held");
+        r.on_data(at(7), &data(7));
+        r.on_data(at(8), &data(1));
+        assert_eq!(
+            acks(&mut r),
+            vec![8],
+            "the hole filled: at once, holding nothing"
+        );
+        r.on_timer(
+            at(7) + Time::from_micros(1100),
+            at(7) + Time::from_micros(1100),
+        );
+        assert!(
+            r.outbox.is_empty(),
+            "the hold ended with the ACK that filled the hole"
+        );
+    }
+
     #[test]
     fn delayed_acks_every_second_segment_or_timeout() {
         let cfg = TcpConfig {
@@ -391,7 +471,9 @@ mod tests {
     fn latent_receiver(ack_latency: u64) -> TcpReceiver {
         let cfg = TcpConfig {
             delayed_ack: true,
-            ack_latency: Time(ack_latency),
+            ack_latency: Some(crate::config::DelaySpec::Fixed(crate::config::Seconds(
+                ack_latency as f64 * 1e-9,
+            ))),
             ..TcpConfig::default()
         };
         TcpReceiver::new(0, 1, 0, &cfg, None)

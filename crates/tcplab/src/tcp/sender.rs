@@ -309,6 +309,7 @@ impl TcpSender {
         self.send(now);
     }
 
+    #[inline]
     pub(super) fn refresh(&mut self, now: Time) {
         self.st.now = now;
         self.st.snd_una = self.snd_una;

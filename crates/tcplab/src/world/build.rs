@@ -183,7 +183,8 @@ impl World {
                 let sender =
                     TcpSender::new(id, src as u32, dst as u32, &cfg, cc, recovery, app.bytes);
                 let total = sender.total_segments().map(|n| (n, sender.last_payload()));
-                let receiver = TcpReceiver::new(id, dst as u32, src as u32, &cfg, total);
+                let mut receiver = TcpReceiver::new(id, dst as u32, src as u32, &cfg, total);
+                receiver.set_random_stream(RngStream::new(seed, &format!("ack_latency:{name}")));
                 schedule_periods(&mut sched, &app, id);
                 flow_routes.push((fwd.clone(), rev.clone()));
                 flows.push(Flow {
