@@ -72,6 +72,7 @@ def test_the_ack_latency_counts_only_acks_of_the_last_segment_received(tmp_path)
     frames = [
         (1.0000, _frame(SENDER, RECEIVER, 0, 1, 1000, 1)),
         (1.0001, _frame(RECEIVER, SENDER, 1, 1000, 0, 2)),  # 100 us after its segment
+        (1.0004, _frame(RECEIVER, SENDER, 1, 1000, 0, 20)),  # a window update: not a reaction
         (1.0010, _frame(SENDER, RECEIVER, 2000, 1, 1000, 3)),  # a hole at 1000
         (1.0011, _frame(RECEIVER, SENDER, 1, 1000, 0, 4)),  # duplicate ACK
         (1.0020, _frame(SENDER, RECEIVER, 1000, 1, 1000, 5)),
@@ -80,6 +81,8 @@ def test_the_ack_latency_counts_only_acks_of_the_last_segment_received(tmp_path)
     _write(tmp_path / "r.pcap", frames)
     got = L.ack_latencies(L.read_frames(tmp_path / "r.pcap"), SENDER, RECEIVER, min_len=1000)
     assert got == pytest.approx([1e-4], abs=1e-7), "the hole-filling ACK acknowledges past its segment"
+    empty = L.read_frames(tmp_path / "r.pcap").query("len == 0")
+    assert len(L.ack_latencies(empty, SENDER, RECEIVER)) == 0, "ACKs without data: nothing to measure"
 
 
 def test_a_frame_seen_twice_is_left_out(tmp_path):

@@ -35,6 +35,7 @@ A tolerance check on a figure either side lacks is "not evaluated" (None), never
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import math
 from dataclasses import dataclass, field, replace
@@ -62,6 +63,7 @@ STRICT = ("reno", "cubic", "vegas", "veno")
 JITTERED = ("newvegas", "code")
 
 
+@functools.cache
 def _measured() -> dict[str, Any]:
     """data/bed_jitter.json, written by ``python -m tcplab.testbed.lateness``."""
     return json.loads((Path(__file__).with_name("data") / "bed_jitter.json").read_text())

@@ -102,16 +102,22 @@ def distribution(samples: Iterable[np.ndarray], cut: float = CUT, n: int = PROBA
 
 def ack_latencies(frames: pd.DataFrame, sender: bytes, receiver: bytes, min_len: int = 0) -> np.ndarray:
     """Seconds from the arrival of each data frame (from ``sender``, at least ``min_len``
-    bytes) to the departure of the receiver's ACK that acknowledges exactly up to it, for
-    ACKs sent after it and before the next data frame arrived (one capture at the receiver)."""
+    bytes) to the departure of the receiver's first ACK after it, where that ACK
+    acknowledges exactly up to it (one capture at the receiver). A later ACK of the same
+    frame (a window update, a delayed-ACK timer's) is not a reaction to it, nor is an ACK of
+    less (a duplicate)."""
     data = frames[(frames["src"] == sender) & (frames["len"] >= max(min_len, 1))]
     acks = frames[frames["src"] == receiver]
+    if data.empty or acks.empty:
+        return np.array([])
     arrived = data["time"].to_numpy()
     ends = ((data["seq"] + data["len"]) % 2**32).to_numpy()
     t, ack = acks["time"].to_numpy(), acks["ack"].to_numpy()
     i = np.searchsorted(arrived, t, side="right") - 1
-    ok = i >= 0
-    exact = ok & (ends[np.maximum(i, 0)] == ack)
+    seen = i >= 0
+    t, ack, i = t[seen], ack[seen], i[seen]
+    first = np.r_[True, i[1:] != i[:-1]]  # the first ACK after each frame
+    exact = first & (ends[i] == ack)
     return t[exact] - arrived[i[exact]]
 
 

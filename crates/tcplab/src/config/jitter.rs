@@ -202,11 +202,11 @@ impl<'de> Deserialize<'de> for DelaySpec {
         if value.is_table() {
             JitterSpec::deserialize(value)
                 .map(DelaySpec::Drawn)
-                .map_err(D::Error::custom)
+                .map_err(|e| D::Error::custom(e.message()))
         } else {
             Seconds::deserialize(value)
                 .map(DelaySpec::Fixed)
-                .map_err(D::Error::custom)
+                .map_err(|e| D::Error::custom(e.message()))
         }
     }
 }

@@ -28,8 +28,10 @@ impl AckDelay {
     pub fn new(spec: Option<&DelaySpec>) -> Self {
         match spec {
             None => AckDelay::None,
-            Some(DelaySpec::Fixed(s)) if s.0 <= 0.0 => AckDelay::None,
-            Some(DelaySpec::Fixed(s)) => AckDelay::Fixed(Time::from_secs_f64(s.0)),
+            Some(DelaySpec::Fixed(s)) => match Time::from_secs_f64(s.0) {
+                Time::ZERO => AckDelay::None,
+                t => AckDelay::Fixed(t),
+            },
             Some(DelaySpec::Drawn(j)) => {
                 AckDelay::Drawn(Jitter::new(j, RngStream::new(0, "ack_latency")))
             }

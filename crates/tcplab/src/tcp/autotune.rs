@@ -127,15 +127,12 @@ impl ReceiveWindow {
         self.space_time = now;
     }
 
-    /// The receiver's RTT as Linux's SACK compression takes it: its estimate, or the
-    /// connection's smoothed RTT when that is smaller (a receiver's is its handshake's: here
-    /// twice the smallest one-way delay).
-    pub fn rtt_estimate(&self) -> Option<Time> {
-        let base = self.min_one_way.map(|d| d + d);
-        match (self.rtt, base) {
-            (Some(r), Some(b)) => Some(r.min(b)),
-            (r, b) => r.or(b),
-        }
+    /// The RTT Linux's SACK compression holds ACKs for a twentieth of: the smaller of the
+    /// receiver's estimate and its smoothed RTT, which for a receiver is its handshake's,
+    /// the path's base RTT; the estimate never falls below that, so here it is twice the
+    /// smallest one-way delay (None before the first segment).
+    pub fn base_rtt(&self) -> Option<Time> {
+        self.min_one_way.map(|d| d + d)
     }
 
     /// The window to advertise, bytes.

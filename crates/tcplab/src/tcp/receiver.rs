@@ -200,6 +200,11 @@ impl TcpReceiver {
             if let Some(b) = &mut self.sack {
                 b.advance(self.rcv_nxt);
             }
+            if had_gap && !self.ooo.is_empty() && self.rcv_nxt == seq + 1 {
+                if let Some(c) = &mut self.compressor {
+                    c.sent_at_once(self.rcv_nxt);
+                }
+            }
             if let Some(w) = &mut self.autotune {
                 let room = w.on_in_order(now, pkt.stamp, self.stats.bytes_delivered, payload);
                 self.rwnd = w.window_segments();
@@ -234,16 +239,21 @@ impl TcpReceiver {
             if again {
                 self.stats.duplicates_received += 1;
             }
+            // Linux >= 5.8 (`tcp_sack_new_ofo_skb`): a segment that spreads the SACK blocks
+            // first sends the ACK SACK compression holds, with the blocks as they were.
+            if self.holding() && self.sack.as_ref().is_some_and(|b| b.spreads(seq)) {
+                self.send_ack(now);
+            }
             self.ooo[i] = true;
             if let Some(b) = &mut self.sack {
                 b.insert(seq);
             }
-            if again {
-                self.note_duplicate(seq);
-                self.send_ack(now);
-            } else {
-                self.ack_out_of_order(now);
+            if again && self.dsack {
+                // Linux `tcp_data_queue_ofo`: all the bits are present: a D-SACK block, and
+                // (unlike a duplicate below the cumulative point) no quick-ack mode.
+                self.duplicate = Some(seq);
             }
+            self.ack_out_of_order(now);
         } else {
             self.stats.duplicates_received += 1;
             self.note_duplicate(seq);
@@ -282,9 +292,11 @@ impl TcpReceiver {
     /// Linux's SACK compression holds it (`sack_compress.rs`; quick-ack mode goes first, as
     /// in `__tcp_ack_snd_check`).
     fn ack_out_of_order(&mut self, now: Time) {
-        let rtt = self.autotune.as_ref().and_then(ReceiveWindow::rtt_estimate);
         let decision = match &mut self.compressor {
-            Some(c) if self.quick == 0 => c.on_out_of_order(now, self.rcv_nxt, rtt),
+            Some(c) if self.quick == 0 => {
+                let rtt = self.autotune.as_ref().and_then(ReceiveWindow::base_rtt);
+                c.on_out_of_order(now, self.rcv_nxt, rtt)
+            }
             _ => SackAck::Now,
         };
         match decision {
@@ -296,6 +308,13 @@ impl TcpReceiver {
             }
             SackAck::Hold(None) => {}
         }
+    }
+
+    /// Whether SACK compression holds an ACK.
+    fn holding(&self) -> bool {
+        self.compressor
+            .as_ref()
+            .is_some_and(SackCompressor::holding)
     }
 
     /// A segment arrived twice: report it in a D-SACK block (RFC 2883) and acknowledge
@@ -440,6 +459,84 @@ mod tests {
             r.outbox.is_empty(),
             "the hold ended with the ACK that filled the hole"
         );
+    }
+
+    fn compressing_receiver() -> TcpReceiver {
+        let cfg = TcpConfig {
+            sack: true,
+            dsack: true,
+            sack_compress: true,
+            quickack: 16,
+            ..TcpConfig::default()
+        };
+        let mut r = TcpReceiver::new(0, 1, 0, &cfg, None);
+        r.quick = 0; // past the connection's start
+        r
+    }
+
+    /// Holes at 1 and 5 give two SACK blocks; holding the ACK of 7, a segment that opens a
+    /// third block (9) first sends the held one, with the two blocks (Linux >= 5.8).
+    #[test]
+    fn a_segment_that_spreads_the_sack_blocks_sends_the_held_ack_first() {
+        let mut r = compressing_receiver();
+        for (i, seq) in [0, 2, 3, 4, 6, 7].into_iter().enumerate() {
+            r.on_data(Time::from_micros(100 * i as u64), &data(seq));
+        }
+        // 0 at once (no delayed ACKs here), 2, 3 and 4 at once, 6 and 7 held.
+        assert_eq!(acks(&mut r), vec![1, 1, 1, 1]);
+        assert!(r.holding());
+        r.on_data(Time::from_micros(700), &data(9));
+        let sent: Vec<_> = r.outbox.drain(..).collect();
+        assert_eq!(sent.len(), 1, "the held ACK, before 9 is held in turn");
+        let blocks = r
+            .options
+            .peek(sent[0].options_id())
+            .unwrap()
+            .blocks()
+            .to_vec();
+        assert_eq!(blocks, vec![(6, 8), (2, 5)], "the blocks as they were");
+        assert!(r.holding(), "9 is held");
+    }
+
+    /// A duplicate of out-of-order data is reported in a D-SACK block but, unlike a
+    /// duplicate below the cumulative point, does not enter quick-ack mode: compression
+    /// goes on (Linux `tcp_data_queue_ofo`).
+    #[test]
+    fn an_out_of_order_duplicate_is_dsacked_without_quick_ack_mode() {
+        let mut r = compressing_receiver();
+        for seq in [0, 2, 3, 4, 5] {
+            r.on_data(Time(u64::from(seq)), &data(seq));
+        }
+        acks(&mut r);
+        assert!(r.holding());
+        r.on_data(Time(10), &data(3));
+        assert!(
+            r.outbox.is_empty() && r.quick == 0,
+            "still held, no quick-ack mode"
+        );
+        r.on_data(Time(11), &data(0));
+        assert_eq!(
+            r.quick, 15,
+            "a duplicate below the point enters quick-ack mode (16, one used)"
+        );
+    }
+
+    /// A retransmission that fills one segment of a hole with others left is the first of
+    /// the three at-once ACKs for the new point, as on Linux's compression path.
+    #[test]
+    fn a_partial_fill_by_one_segment_counts_as_the_first_of_three() {
+        let mut r = compressing_receiver();
+        for seq in [0, 3, 4, 5] {
+            r.on_data(Time(u64::from(seq)), &data(seq));
+        }
+        assert_eq!(acks(&mut r), vec![1, 1, 1, 1]);
+        r.on_data(Time(10), &data(1));
+        assert_eq!(acks(&mut r), vec![2], "the fill is ACKed at once");
+        r.on_data(Time(11), &data(6));
+        r.on_data(Time(12), &data(7));
+        assert_eq!(acks(&mut r), vec![2, 2], "two more at once, not three");
+        r.on_data(Time(13), &data(8));
+        assert!(r.outbox.is_empty() && r.holding());
     }
 
     #[test]

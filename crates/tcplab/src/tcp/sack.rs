@@ -71,6 +71,21 @@ impl SackBlocks {
         false
     }
 
+    /// Linux's (>= 5.8) test in `tcp_sack_new_ofo_skb` for sending an ACK held by SACK
+    /// compression first: segment `seq` extends or lies in the third or a later block (most
+    /// recent first), or opens a new one beside two or more (`TCP_SACK_BLOCKS_EXPECTED`).
+    pub fn spreads(&self, seq: u32) -> bool {
+        const EXPECTED: usize = 2;
+        match self
+            .blocks
+            .iter()
+            .position(|&(s, e)| s <= seq + 1 && e >= seq)
+        {
+            Some(i) => i >= EXPECTED,
+            None => self.blocks.len() >= EXPECTED,
+        }
+    }
+
     /// The cumulative point moved to `rcv_nxt`: blocks below it are no longer reported.
     pub fn advance(&mut self, rcv_nxt: u32) {
         self.blocks.retain(|&(_, e)| e > rcv_nxt);

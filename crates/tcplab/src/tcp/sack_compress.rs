@@ -5,7 +5,10 @@
 //! While out-of-order data is queued, a Linux receiver sends the first three ACKs for the
 //! same cumulative point at once (the duplicate ACKs fast retransmit needs), and holds the
 //! later ones: a timer of min(1 ms, RTT / 20) with 100 us of slack sends one ACK for all that
-//! arrived meanwhile, and 44 held ACKs send at once. Any ACK sent cancels the hold.
+//! arrived meanwhile, and 44 held ACKs send at once. Any ACK sent cancels the hold, and a
+//! segment that would spread the SACK blocks over a third sends the held ACK first
+//! (`tcp_sack_new_ofo_skb`, 5.8+; receiver.rs). The defaults are those up to 6.18 (6.19 adds
+//! `tcp_comp_sack_rtt_percent` and a 10 us slack).
 //!
 //! Measured on the test bed (Linux 6.18, docs/kernel.md, "The receiver's ACK latency"): in
 //! Reno's and CUBIC's recoveries the SACKs of the latest segment leave 216-306 us after it
@@ -69,6 +72,14 @@ impl SackCompressor {
         let delay = rtt.map_or(DELAY, |r| DELAY.min(Time(r.0 / 20)));
         self.timing = true;
         SackAck::Hold(Some(now + delay + SLACK))
+    }
+
+    /// An ACK for out-of-order data went at once for the new cumulative point `point`: a
+    /// retransmission filled one segment of a hole and others remain (Linux takes the
+    /// compression path there, where the new point resets the count and this is its first).
+    pub fn sent_at_once(&mut self, point: u32) {
+        self.point = point;
+        self.at_once = 1;
     }
 
     /// Whether an ACK is held.
