@@ -51,8 +51,9 @@ class LinuxConformance(Experiment):
         "sides (the kernel's snd_mss); "
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
         "namespace's SNMP counters. The simulator models the bed's hosts as measured: the "
-        "bottleneck's token bucket and the receiver's ACK latency (the profile brings Linux's TSO "
-        "deferral and PSH rule); beside the matrix it runs each entry again without each of "
+        "bottleneck's token bucket and the receiver's ACK latency, drawn per ACK (the profile "
+        "brings Linux's TSO deferral, PSH rule and SACK compression); beside the matrix it runs "
+        "each entry again without each of "
         "these, and with engine 0.3.3's model, 6.18 receiver, against the same kernel runs. "
         "Quick: three 12 s points. Needs root; runs only when named."
     )
