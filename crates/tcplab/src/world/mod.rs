@@ -307,11 +307,12 @@ impl World {
             self.schedule_pace(f, at);
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].sender.outbox);
-        for p in out.drain(..) {
-            self.flows[f as usize].data_sent += 1;
-            let first = self.first_link(f, PacketKind::Data);
+        self.flows[f as usize].data_sent += out.len() as u64;
+        let first = self.first_link(f, PacketKind::Data);
+        for p in &mut out {
             self.inject(p, first);
         }
+        out.clear();
         self.flows[f as usize].sender.outbox = out;
     }
 
@@ -338,11 +339,12 @@ impl World {
             self.sched.schedule_timer(at, Event::DelAckTimer(f, at));
         }
         let mut out = std::mem::take(&mut self.flows[f as usize].receiver.outbox);
-        for p in out.drain(..) {
-            self.flows[f as usize].acks_sent += 1;
-            let first = self.first_link(f, PacketKind::Ack);
+        self.flows[f as usize].acks_sent += out.len() as u64;
+        let first = self.first_link(f, PacketKind::Ack);
+        for p in &mut out {
             self.inject(p, first);
         }
+        out.clear();
         self.flows[f as usize].receiver.outbox = out;
     }
 
@@ -353,13 +355,14 @@ impl World {
         first.expect("routes are checked when the world is built")
     }
 
-    /// Puts a packet leaving an endpoint onto `first`, the first link of its path.
-    fn inject(&mut self, mut p: Packet, first: LinkId) {
+    /// Puts a packet leaving an endpoint onto `first`, the first link of its path (numbered
+    /// where it waits in the endpoint's outbox, which saves a copy).
+    fn inject(&mut self, p: &mut Packet, first: LinkId) {
         p.uid = self.next_uid;
         self.next_uid = self.next_uid.wrapping_add(1);
         p.hop = 1;
-        self.log_event("send", &p, first as i64, "");
-        self.link_send(first, &p);
+        self.log_event("send", p, first as i64, "");
+        self.link_send(first, p);
     }
 
     /// Appends to the event log, when the scenario keeps one.
