@@ -322,17 +322,24 @@ impl World {
     /// table (streamed with the series), each with its true cause from the drop log,
     /// then prunes the log.
     fn record_losses(&mut self, f: FlowId) {
-        let flow = &mut self.flows[f as usize];
-        if !flow.sender.losses.is_empty() {
-            let rows = &mut self.series.rows.losses;
-            for rec in flow.sender.losses.drain(..) {
-                let cause = flow.drop_log.cause_of(&rec);
-                records::push_loss(rows, f, &rec, cause);
-            }
-            self.series.after_rows();
+        if !self.flows[f as usize].sender.losses.is_empty() {
+            self.move_losses(f);
         }
         let flow = &mut self.flows[f as usize];
         flow.drop_log.prune(flow.sender.snd_una());
+    }
+
+    /// The loss responses of [`World::record_losses`] into the table. (Out of line: most
+    /// calls, one per ACK, find none.)
+    #[inline(never)]
+    fn move_losses(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        let rows = &mut self.series.rows.losses;
+        for rec in flow.sender.losses.drain(..) {
+            let cause = flow.drop_log.cause_of(&rec);
+            records::push_loss(rows, f, &rec, cause);
+        }
+        self.series.after_rows();
     }
 
     fn flush_receiver(&mut self, f: FlowId) {
