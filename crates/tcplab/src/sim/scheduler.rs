@@ -67,6 +67,9 @@ const LANE_INSERT: usize = 16;
 /// One lane: its events in order (the first is the one whose key is in the heap).
 struct Lane<E> {
     events: VecDeque<(Time, u64, E)>,
+    /// The time of the last event, if the lane holds any: read on every scheduling, where
+    /// finding the ring buffer's last entry took a wrap-around computation.
+    last_at: Time,
 }
 
 /// Where the next event waits.
@@ -191,43 +194,43 @@ impl<E> Scheduler<E> {
         if i >= self.lanes.len() {
             self.lanes.resize_with(i + 1, || Lane {
                 events: VecDeque::new(),
+                last_at: Time::ZERO,
             });
         }
         let seq = self.take_seq();
         let l = &mut self.lanes[i];
-        match l.events.back() {
-            Some(&(tail, _, _)) if at < tail => {
-                // Slightly out of order: inserted among the last few events, behind the
-                // head (whose key is in the heap); otherwise outside the lane.
-                let mut i = l.events.len() - 1;
-                while i > 1 && l.events.len() - i < LANE_INSERT && l.events[i - 1].0 > at {
-                    i -= 1;
-                }
-                if i >= 1 && l.events[i - 1].0 <= at {
-                    l.events.insert(i, (at, seq, event));
-                } else {
-                    let key = self.store(at, seq, event);
-                    self.events.push(key);
-                }
+        if l.events.is_empty() {
+            l.events.push_back((at, seq, event));
+            l.last_at = at;
+            self.lane_heads.push(Key {
+                at,
+                seq,
+                slot: lane,
+            });
+        } else if at < l.last_at {
+            // Slightly out of order: inserted among the last few events, behind the head
+            // (whose key is in the heap); otherwise outside the lane. (The last event
+            // stays last.)
+            let mut i = l.events.len() - 1;
+            while i > 1 && l.events.len() - i < LANE_INSERT && l.events[i - 1].0 > at {
+                i -= 1;
             }
-            Some(_) => {
-                l.events.push_back((at, seq, event));
-                if l.events.len() >= WRITE_AHEAD_FROM {
-                    if let Some(last) = l.events.back() {
-                        // Where the ring wraps this is past the buffer's end: a useless
-                        // but harmless hint.
-                        let ahead = (last as *const (Time, u64, E)).wrapping_add(WRITE_AHEAD);
-                        super::prefetch::prefetch_addr(ahead as *const u8);
-                    }
-                }
+            if i >= 1 && l.events[i - 1].0 <= at {
+                l.events.insert(i, (at, seq, event));
+            } else {
+                let key = self.store(at, seq, event);
+                self.events.push(key);
             }
-            None => {
-                l.events.push_back((at, seq, event));
-                self.lane_heads.push(Key {
-                    at,
-                    seq,
-                    slot: lane,
-                });
+        } else {
+            l.events.push_back((at, seq, event));
+            l.last_at = at;
+            if l.events.len() >= WRITE_AHEAD_FROM {
+                if let Some(last) = l.events.back() {
+                    // Where the ring wraps this is past the buffer's end: a useless but
+                    // harmless hint.
+                    let ahead = (last as *const (Time, u64, E)).wrapping_add(WRITE_AHEAD);
+                    super::prefetch::prefetch_addr(ahead as *const u8);
+                }
             }
         }
     }
