@@ -15,6 +15,9 @@ pub struct RtoEstimator {
     mdev: u64,
     mdev_max: u64,
     backoff: u32,
+    /// The timeout as of the last change ([`RtoEstimator::rto`]; read twice per ACK, so
+    /// kept rather than recomputed).
+    rto: u64,
     min_rto: u64,
     max_rto: u64,
     initial_rto: u64,
@@ -23,22 +26,26 @@ pub struct RtoEstimator {
 
 impl RtoEstimator {
     pub fn new(min_rto: Time, max_rto: Time, initial_rto: Time, granularity: Time) -> Self {
-        RtoEstimator {
+        let mut e = RtoEstimator {
             kind: RtoEstimatorKind::Rfc6298,
             srtt: None,
             rttvar: 0,
             mdev: 0,
             mdev_max: 0,
             backoff: 0,
+            rto: 0,
             min_rto: min_rto.nanos(),
             max_rto: max_rto.nanos(),
             initial_rto: initial_rto.nanos(),
             granularity: granularity.nanos(),
-        }
+        };
+        e.update_rto();
+        e
     }
 
     pub fn with_kind(mut self, kind: RtoEstimatorKind) -> Self {
         self.kind = kind;
+        self.update_rto();
         self
     }
 
@@ -50,6 +57,7 @@ impl RtoEstimator {
         if self.kind == RtoEstimatorKind::Linux {
             self.sample_linux(rtt.nanos(), round_ended);
             self.backoff = 0;
+            self.update_rto();
             return;
         }
         let r = rtt.nanos();
@@ -64,6 +72,7 @@ impl RtoEstimator {
             }
         }
         self.backoff = 0;
+        self.update_rto();
     }
 
     /// Linux `tcp_rtt_estimator`: SRTT with gain 1/8; the mean deviation with gain 1/4, or
@@ -100,11 +109,17 @@ impl RtoEstimator {
     /// RFC 6298 section 5.5: double the timeout after an expiry.
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(30);
+        self.update_rto();
     }
 
     /// RTO = SRTT + max(G, 4 RTTVAR), at least the minimum (2.4), at most the maximum (2.5),
     /// times 2^backoff.
     pub fn rto(&self) -> Time {
+        Time(self.rto)
+    }
+
+    /// Computes [`RtoEstimator::rto`] after a change of the estimate or the backoff.
+    fn update_rto(&mut self) {
         let base = match (self.srtt, self.kind) {
             (None, _) => self.initial_rto,
             (Some(s), RtoEstimatorKind::Rfc6298) => {
@@ -113,7 +128,7 @@ impl RtoEstimator {
             (Some(s), RtoEstimatorKind::Linux) => s + self.rttvar,
         };
         let backed = base.saturating_mul(1u64 << self.backoff.min(30));
-        Time(backed.min(self.max_rto.max(self.min_rto)))
+        self.rto = backed.min(self.max_rto.max(self.min_rto));
     }
 
     pub fn srtt(&self) -> Time {

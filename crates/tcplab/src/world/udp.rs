@@ -97,14 +97,14 @@ impl World {
     pub(super) fn udp_send(&mut self, u: usize, generation: u32) {
         let now = self.now;
         let flow = &mut self.udp_flows[u];
-        let Some((p, next)) = flow.source.on_send(generation, now) else {
+        let Some((mut p, next)) = flow.source.on_send(generation, now) else {
             return;
         };
         flow.sent += 1;
         let id = flow.source.flow;
         self.schedule(next, Event::CbrSend(id, generation));
         let first = self.first_link(id, PacketKind::Datagram);
-        self.inject(p, first);
+        self.inject(&mut p, first);
     }
 
     /// Counts a datagram that reached its sink.
