@@ -43,10 +43,8 @@ pub struct SackCompressor {
     point: u32,
     /// ACKs sent at once for it (`dup_ack_counter`).
     at_once: u32,
-    /// ACKs held since the last one sent (`compressed_ack`).
+    /// ACKs held since the last one sent (`compressed_ack`); the timer runs while any is.
     held: u32,
-    /// Whether the timer runs.
-    timing: bool,
 }
 
 impl SackCompressor {
@@ -65,12 +63,11 @@ impl SackCompressor {
             return SackAck::Now;
         }
         self.held += 1;
-        if self.timing {
-            return SackAck::Hold(None);
+        if self.held > 1 {
+            return SackAck::Hold(None); // the timer runs since the first
         }
         // 5 % of the RTT, but no more than the delay.
         let delay = rtt.map_or(DELAY, |r| DELAY.min(Time(r.0 / 20)));
-        self.timing = true;
         SackAck::Hold(Some(now + delay + SLACK))
     }
 
@@ -90,7 +87,6 @@ impl SackCompressor {
     /// An ACK left: nothing is held (`tcp_event_ack_sent` cancels the timer).
     pub fn on_ack_sent(&mut self) {
         self.held = 0;
-        self.timing = false;
     }
 }
 
