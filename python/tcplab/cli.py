@@ -221,8 +221,8 @@ def reproduce(
     kernel: Annotated[
         bool,
         typer.Option(
-            help="Also run the experiments on the kernel test bed (root; real time: code/linux-fig19 "
-            "takes about 65 min)."
+            help="Also run the experiments on the kernel test bed (root; real time: linux/conformance "
+            "takes about 3.5 h, code/linux-fig19 about 65 min; `tcplab experiments` lists each)."
         ),
     ] = False,
 ) -> None:

@@ -59,7 +59,7 @@ class LinuxConformance(Experiment):
     )
     needs = ("testbed:kernel",)
     explicit = True
-    kernel_time = "about 30 min of real time for the full matrix (quick: a few minutes)"
+    kernel_time = "about 3.5 h of real time for the full matrix (quick: about 13 min)"
 
     def __init__(
         self,
