@@ -778,6 +778,158 @@ fn tshark_reads_the_psh_flags_of_the_linux_profile() {
     assert!(pushed_of("ns2").iter().all(|r| !r.1));
 }
 
+/// One row of tshark's view of a TCP segment with its options.
+struct WireSegment {
+    frame_len: u64,
+    hdr_len: u64,
+    seq: u64,
+    ack: u64,
+    len: u64,
+    ts: Option<(u64, u64)>,
+    sack: Vec<(u64, u64)>,
+    dsack: bool,
+}
+
+/// Every TCP segment of `file` as tshark decodes it, checksums and form checked.
+fn wire_segments(file: &str) -> Vec<WireSegment> {
+    let fields = tshark(&[
+        "-r",
+        file,
+        "-o",
+        "tcp.check_checksum:TRUE",
+        "-o",
+        "tcp.relative_sequence_numbers:FALSE",
+        "-T",
+        "fields",
+        "-E",
+        "aggregator=;",
+        "-e",
+        "tcp.checksum.status",
+        "-e",
+        "_ws.malformed",
+        "-e",
+        "frame.len",
+        "-e",
+        "tcp.hdr_len",
+        "-e",
+        "tcp.seq",
+        "-e",
+        "tcp.ack",
+        "-e",
+        "tcp.len",
+        "-e",
+        "tcp.options.timestamp.tsval",
+        "-e",
+        "tcp.options.timestamp.tsecr",
+        "-e",
+        "tcp.options.sack_le",
+        "-e",
+        "tcp.options.sack_re",
+        "-e",
+        "tcp.options.sack.dsack",
+    ]);
+    let num = |s: &str| s.trim().parse::<u64>().unwrap();
+    let list = |s: &str| -> Vec<u64> { s.split(';').filter(|x| !x.is_empty()).map(num).collect() };
+    fields
+        .lines()
+        .map(|l| {
+            let r: Vec<&str> = l.split('\t').collect();
+            assert_eq!(&r[..2], ["1", ""], "good checksum, not malformed: {l}");
+            let ts = (!r[7].is_empty()).then(|| (num(r[7]), num(r[8])));
+            let sack = list(r[9]).into_iter().zip(list(r[10])).collect();
+            WireSegment {
+                frame_len: num(r[2]),
+                hdr_len: num(r[3]),
+                seq: num(r[4]),
+                ack: num(r[5]),
+                len: num(r[6]),
+                ts,
+                sack,
+                dsack: !r[11].trim().is_empty(),
+            }
+        })
+        .collect()
+}
+
+/// The linux profile's segments carry RFC 7323 timestamps and its ACKs their SACK blocks,
+/// in bytes, as tshark decodes them: every ACK echoes the TSval of a segment sent before it,
+/// every block lies above the cumulative ACK (a D-SACK below it) and inside what was sent,
+/// and the frames are as long as their options make them. The ns2 profile's segments carry
+/// no options.
+#[test]
+fn tshark_reads_the_timestamps_and_sack_blocks_of_the_linux_profile() {
+    let capture = |stack: &str| {
+        let dir = out_dir(&format!("pcap_options_{stack}"));
+        let text = PCAP_RENO.replace(
+            "[topology]",
+            &format!("[tcp]\nstack = \"{stack}\"\n[topology]"),
+        );
+        let rec = run_scenario_with_output(&text, None, &dir).unwrap();
+        let file = |name: &str| dir.join(name).to_string_lossy().into_owned();
+        let (data, acks) = (
+            wire_segments(&file("data.pcap")),
+            wire_segments(&file("acks/acks.pcap")),
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(data.len() as u64, rec.flows[0].segments_sent);
+        assert_eq!(acks.len() as u64, rec.flows[0].acks_received);
+        assert!(rec.flows[0].retransmissions > 10, "loss recovery happens");
+        (data, acks)
+    };
+    let (data, acks) = capture("linux");
+    assert!(data
+        .iter()
+        .all(|d| d.hdr_len == 32 && d.frame_len == 66 + d.len));
+    let sent_tsvals: std::collections::BTreeSet<u64> =
+        data.iter().map(|d| d.ts.expect("a data TSval").0).collect();
+    let top = data.iter().map(|d| d.seq + d.len).max().unwrap();
+    let (mut with_sack, mut dsacks) = (0, 0);
+    for a in &acks {
+        let (_, ecr) = a.ts.expect("every ACK carries timestamps");
+        assert!(
+            sent_tsvals.contains(&ecr),
+            "TSecr {ecr} echoes a data TSval"
+        );
+        let blocks = a.sack.len() as u64;
+        let options = 12 + if blocks > 0 { 4 + 8 * blocks } else { 0 };
+        assert_eq!(a.hdr_len, 20 + options);
+        assert_eq!(a.frame_len, 34 + a.hdr_len);
+        for (i, &(le, re)) in a.sack.iter().enumerate() {
+            assert!(
+                le < re && re <= top,
+                "block {le}-{re} of data sent (up to {top})"
+            );
+            if i == 0 && a.dsack {
+                continue;
+            }
+            assert!(le > a.ack, "block {le}-{re} above the ACK {}", a.ack);
+        }
+        with_sack += usize::from(blocks > 0);
+        dsacks += usize::from(a.dsack);
+    }
+    assert!(with_sack > 10, "{with_sack} ACKs with SACK blocks");
+    println!(
+        "{with_sack} of {} ACKs with SACK blocks, {dsacks} D-SACKs",
+        acks.len()
+    );
+    // Each side's clock runs forward; a data segment echoes an ACK's TSval once one came.
+    let ack_tsvals: std::collections::BTreeSet<u64> =
+        acks.iter().map(|a| a.ts.unwrap().0).collect();
+    assert!(acks
+        .windows(2)
+        .all(|w| w[0].ts.unwrap().0 <= w[1].ts.unwrap().0));
+    assert!(data
+        .iter()
+        .all(|d| d.ts.unwrap().1 == 0 || ack_tsvals.contains(&d.ts.unwrap().1)));
+    assert!(data.iter().filter(|d| d.ts.unwrap().1 != 0).count() > data.len() / 2);
+
+    let (data, acks) = capture("ns2");
+    assert!(data
+        .iter()
+        .chain(&acks)
+        .all(|s| s.hdr_len == 20 && s.ts.is_none() && s.sack.is_empty()));
+}
+
 #[test]
 fn pcap_needs_an_output_directory() {
     match run_scenario(PCAP_RENO, None) {

@@ -4,7 +4,8 @@
 //! Format: the libpcap file format (global header, then a record header and the
 //! captured bytes per packet), link type Ethernet, microsecond or nanosecond
 //! timestamps. Headers carry valid IPv4 and TCP/UDP checksums; the payload is zeros,
-//! stored up to the snapshot length (`snaplen`) like any truncated capture.
+//! stored up to the snapshot length (`snaplen`) like any truncated capture. TCP headers
+//! carry the timestamp and SACK options of the flows that use them ([`TcpOptions`]).
 
 use crate::sim::Time;
 use std::io::{self, Write};
@@ -120,6 +121,51 @@ pub struct TcpFields {
     pub window: u16,
 }
 
+/// The TCP options of a segment, in the order and with the padding Linux writes them
+/// (`tcp_options_write`: NOP, NOP, then the 10-byte timestamp option; NOP, NOP, then the
+/// SACK option), so each starts on a 4-byte boundary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TcpOptions<'a> {
+    /// RFC 7323 TSval and TSecr.
+    pub timestamps: Option<(u32, u32)>,
+    /// RFC 2018 blocks as (left edge, right edge) sequence numbers, a D-SACK block first
+    /// (RFC 2883).
+    pub sack: &'a [(u32, u32)],
+}
+
+const TCPOPT_NOP: u8 = 1;
+const TCPOPT_SACK: u8 = 5;
+const TCPOPT_TIMESTAMP: u8 = 8;
+
+impl TcpOptions<'_> {
+    /// Bytes the options take, a multiple of 4.
+    fn wire_len(&self) -> usize {
+        let sack = if self.sack.is_empty() {
+            0
+        } else {
+            4 + 8 * self.sack.len()
+        };
+        self.timestamps.map_or(0, |_| 12) + sack
+    }
+
+    /// Appends the options' bytes to `buf`; their length is a multiple of 4.
+    fn write(&self, buf: &mut Vec<u8>) {
+        if let Some((val, ecr)) = self.timestamps {
+            buf.extend_from_slice(&[TCPOPT_NOP, TCPOPT_NOP, TCPOPT_TIMESTAMP, 10]);
+            buf.extend_from_slice(&val.to_be_bytes());
+            buf.extend_from_slice(&ecr.to_be_bytes());
+        }
+        if !self.sack.is_empty() {
+            let len = 2 + 8 * self.sack.len();
+            buf.extend_from_slice(&[TCPOPT_NOP, TCPOPT_NOP, TCPOPT_SACK, len as u8]);
+            for &(left, right) in self.sack {
+                buf.extend_from_slice(&left.to_be_bytes());
+                buf.extend_from_slice(&right.to_be_bytes());
+            }
+        }
+    }
+}
+
 /// One's-complement sum of 16-bit words (RFC 1071), folded by [`finish`].
 fn sum16(mut acc: u32, bytes: &[u8]) -> u32 {
     let mut chunks = bytes.chunks_exact(2);
@@ -166,27 +212,30 @@ fn pseudo_sum(a: &Addresses, proto: u8, l4_len: usize) -> u32 {
     acc + proto as u32 + l4_len as u32
 }
 
-/// Writes the headers of a TCP segment carrying `payload` zero bytes into `buf` and
-/// returns the frame's length on the wire.
+/// Writes the headers of a TCP segment with `options` carrying `payload` zero bytes into
+/// `buf` and returns the frame's length on the wire.
 pub fn tcp_frame(
     buf: &mut Vec<u8>,
     a: &Addresses,
     t: &TcpFields,
+    options: &TcpOptions,
     payload: usize,
     ip_id: u16,
 ) -> usize {
-    let l4_len = TCP_HEADER + payload;
+    let tcp_header = TCP_HEADER + options.wire_len();
+    let l4_len = tcp_header + payload;
     ethernet_ipv4(buf, a, IPPROTO_TCP, IPV4_HEADER + l4_len, ip_id);
     let start = buf.len();
     buf.extend_from_slice(&a.src_port.to_be_bytes());
     buf.extend_from_slice(&a.dst_port.to_be_bytes());
     buf.extend_from_slice(&t.seq.to_be_bytes());
     buf.extend_from_slice(&t.ack.to_be_bytes());
-    buf.push(0x50); // 5-word header
+    buf.push(((tcp_header / 4) as u8) << 4); // data offset in 4-byte words
     buf.push(t.flags);
     buf.extend_from_slice(&t.window.to_be_bytes());
     buf.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
-                                          // Zero payload adds nothing to the sum.
+    options.write(buf);
+    // Zero payload adds nothing to the sum.
     let c = finish(sum16(pseudo_sum(a, IPPROTO_TCP, l4_len), &buf[start..]));
     buf[start + 16..start + 18].copy_from_slice(&c.to_be_bytes());
     ETHERNET_HEADER + IPV4_HEADER + l4_len
@@ -240,7 +289,7 @@ mod tests {
             flags: TCP_ACK,
             window: 65535,
         };
-        let wire = tcp_frame(&mut buf, &a, &tcp, 1000, 42);
+        let wire = tcp_frame(&mut buf, &a, &tcp, &TcpOptions::default(), 1000, 42);
         assert_eq!(wire, 14 + 20 + 20 + 1000);
         assert_eq!(buf.len(), 54);
         assert!(verifies(sum16(0, &buf[14..34])), "IPv4 header checksum");
@@ -253,6 +302,33 @@ mod tests {
             1040,
             "IP total length"
         );
+    }
+
+    #[test]
+    fn options_are_padded_and_counted_in_the_header() {
+        let mut buf = Vec::new();
+        let a = addrs();
+        let tcp = TcpFields {
+            seq: 1,
+            ack: 2,
+            flags: TCP_ACK,
+            window: 100,
+        };
+        let blocks = [(5000, 6000), (8000, 9000)];
+        let options = TcpOptions {
+            timestamps: Some((0x0102_0304, 0x0506_0708)),
+            sack: &blocks,
+        };
+        let wire = tcp_frame(&mut buf, &a, &tcp, &options, 0, 1);
+        // 20 + 12 (timestamps) + 4 + 16 (two blocks).
+        assert_eq!(wire, 14 + 20 + 52);
+        assert_eq!(buf.len(), wire);
+        assert_eq!(buf[46] >> 4, 13, "data offset: 52 bytes");
+        assert_eq!(&buf[54..58], &[1, 1, 8, 10]);
+        assert_eq!(&buf[58..62], &[1, 2, 3, 4], "TSval");
+        assert_eq!(&buf[66..70], &[1, 1, 5, 18], "SACK kind and length");
+        assert_eq!(u32::from_be_bytes(buf[78..82].try_into().unwrap()), 8000);
+        assert!(verifies(sum16(pseudo_sum(&a, 6, 52), &buf[34..])));
     }
 
     #[test]

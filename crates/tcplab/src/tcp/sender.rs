@@ -223,6 +223,11 @@ impl TcpSender {
         }
     }
 
+    /// Whether the connection uses RFC 7323 timestamps (pcap traces show the option).
+    pub fn timestamps(&self) -> bool {
+        self.cfg.timestamps
+    }
+
     pub fn state(&self) -> &CcState {
         &self.st
     }

@@ -16,12 +16,14 @@ mod routes;
 mod trace;
 mod udp;
 mod wifi;
+mod wire_stamps;
 
 use crate::config::TapPoint;
 use crate::net::{DropCause, DropCounts, FlowId, LinkId, Packet, PacketKind};
 use crate::record::stream::SeriesBuffer;
 use crate::record::{RunRecords, SeriesSink};
 use crate::sim::{Scheduler, Time};
+use crate::tcp::sack::AckOptions;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::wifi::WifiTimer;
 use crate::{parse_scenario, ConfigError, Scenario};
@@ -71,6 +73,14 @@ pub enum Event {
     MeasureStart,
     /// A wireless MAC timer.
     Wifi(WifiTimer),
+}
+
+/// The SACK option an ACK of `flows` carries, read from its receiver's log (pcap traces).
+fn sack_option<'a>(flows: &'a [Flow], p: &Packet) -> Option<&'a AckOptions> {
+    match p.options_id() {
+        0 => None,
+        id => flows.get(p.flow as usize)?.receiver.options.peek(id),
+    }
 }
 
 /// A TCP connection: its sender and receiver and their counters (its routes are kept in
@@ -370,6 +380,9 @@ impl World {
         p.uid = self.next_uid;
         self.next_uid = self.next_uid.wrapping_add(1);
         p.hop = 1;
+        if self.traces.active() {
+            self.traces.sent(p, self.now);
+        }
         self.log_event("send", p, first as i64, "");
         self.link_send(first, p);
     }
@@ -407,8 +420,7 @@ impl World {
         }
         let now = self.now;
         if self.traces.active() {
-            self.traces
-                .capture(&self.links[l as usize], TapPoint::Entry, p, now);
+            self.capture(l, TapPoint::Entry, p, now);
         }
         let link = &mut self.links[l as usize];
         if let Some(limits) = link.fifo {
@@ -539,13 +551,23 @@ impl World {
             arrive_at = jitter.arrival(arrive_at);
         }
         if counted && self.traces.active() {
-            self.traces
-                .capture(&self.links[l as usize], TapPoint::Exit, p, arrive_at);
+            self.capture(l, TapPoint::Exit, p, arrive_at);
         }
         self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(*p));
     }
 
+    /// Writes `p` to the taps at `at` of link `l` (out of line: most runs have none).
+    #[cold]
+    #[inline(never)]
+    fn capture(&mut self, l: LinkId, at: TapPoint, p: &Packet, t: Time) {
+        let sack = sack_option(&self.flows, p);
+        self.traces.capture(&self.links[l as usize], at, p, t, sack);
+    }
+
     fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {
+        if self.traces.active() {
+            self.traces.dropped(&p);
+        }
         // Wireless hops count their drops in the MAC's records.
         if let Some(link) = self.links.get_mut(l as usize) {
             link.stats.drops.add(cause);
@@ -576,6 +598,9 @@ impl World {
         }
         let f = p.flow;
         self.packets_delivered += 1;
+        if self.traces.active() {
+            self.traces.delivered(p);
+        }
         self.log_event("recv", p, -1, "");
         let now = self.now;
         let flow = &mut self.flows[f as usize];

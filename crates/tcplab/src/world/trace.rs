@@ -5,17 +5,23 @@
 //! Nodes get addresses 10.x.y.z (node index + 1). A TCP flow's sender uses port
 //! 10000 + (id mod 55000) and its receiver port 5001; byte sequence numbers are
 //! `ISN + 1 + segment * mss` (ACKs: `ISN + 1 + min(ack * mss, transfer size)`), with a
-//! fixed ISN per flow, so tools see the real sequence and acknowledgement numbers.
+//! fixed ISN per flow, so tools see the real sequence and acknowledgement numbers. A
+//! flow with timestamps shows the RFC 7323 option on every segment (a millisecond clock
+//! per host with a fixed offset per flow; world/wire_stamps.rs), and its ACKs show their
+//! SACK blocks and D-SACKs in bytes.
 
 use super::link::Link;
+use super::wire_stamps::{ts_clock, WireStamps};
 use super::{RunError, World};
 use crate::config::{PcapResolution, PcapSpec, TapPoint};
 use crate::net::{LinkId, Packet, PacketKind};
 use crate::record::pcap::{
-    node_ip, node_mac, tcp_frame, udp_frame, Addresses, PcapWriter, TcpFields, TCP_ACK, TCP_PSH,
+    node_ip, node_mac, tcp_frame, udp_frame, Addresses, PcapWriter, TcpFields, TcpOptions, TCP_ACK,
+    TCP_PSH,
 };
 use crate::record::TraceRecord;
 use crate::sim::Time;
+use crate::tcp::sack::AckOptions;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
@@ -37,6 +43,18 @@ struct FlowWire {
     isn_sender: u32,
     isn_receiver: u32,
     port: u16,
+    /// The timestamp clocks' offsets, sender and receiver (None: no timestamps).
+    ts_offsets: Option<(u32, u32)>,
+}
+
+impl FlowWire {
+    /// The byte sequence number of segment boundary `seg` of the sender's stream (a
+    /// finite transfer ends at its last byte).
+    fn sender_seq(&self, seg: u32) -> u32 {
+        let bytes = seg as u64 * self.mss;
+        let bytes = self.total_bytes.map_or(bytes, |t| bytes.min(t));
+        self.isn_sender.wrapping_add(1).wrapping_add(bytes as u32)
+    }
 }
 
 /// The taps of a run.
@@ -47,6 +65,10 @@ pub(super) struct Traces {
     taps: Vec<Tap>,
     flows: Vec<FlowWire>,
     buf: Vec<u8>,
+    /// SACK blocks of the frame being built, in bytes.
+    sack: Vec<(u32, u32)>,
+    /// The timestamp fields that exist only on the wire.
+    stamps: WireStamps,
     /// The first write error; later writes are skipped and the run reports it.
     error: Option<String>,
     /// What each tap wrote, once the run has finished.
@@ -77,8 +99,39 @@ impl Traces {
         std::mem::take(&mut self.records)
     }
 
-    /// Writes `p`, seen at `t` on `link` at point `at`, to every tap there.
-    pub(super) fn capture(&mut self, link: &Link, at: TapPoint, p: &Packet, t: Time) {
+    /// `p` leaves its endpoint at `now` (its wire-only timestamp field is fixed now).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn sent(&mut self, p: &Packet, now: Time) {
+        if let Some((_, receiver)) = self.flows.get(p.flow as usize).and_then(|f| f.ts_offsets) {
+            self.stamps.sent(p, now, receiver);
+        }
+    }
+
+    /// `p` reached its endpoint.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn delivered(&mut self, p: &Packet) {
+        self.stamps.delivered(p);
+    }
+
+    /// `p` was dropped on the way.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn dropped(&mut self, p: &Packet) {
+        self.stamps.forget(p);
+    }
+
+    /// Writes `p`, seen at `t` on `link` at point `at`, to every tap there; `sack` is
+    /// the SACK option of an ACK.
+    pub(super) fn capture(
+        &mut self,
+        link: &Link,
+        at: TapPoint,
+        p: &Packet,
+        t: Time,
+        sack: Option<&AckOptions>,
+    ) {
         if self.error.is_some() {
             return;
         }
@@ -86,7 +139,7 @@ impl Traces {
             if self.taps[i].link != link.id || self.taps[i].at != at {
                 continue;
             }
-            let wire_len = self.frame(link, p);
+            let wire_len = self.frame(link, p, sack);
             let tap = &mut self.taps[i];
             if let Err(e) = tap.writer.write_frame(t, &self.buf, wire_len) {
                 self.error = Some(format!("writing {}: {e}", tap.file));
@@ -97,7 +150,7 @@ impl Traces {
 
     /// Builds the headers of `p` as it crosses `link` into `self.buf`; returns the
     /// frame's length on the wire.
-    fn frame(&mut self, link: &Link, p: &Packet) -> usize {
+    fn frame(&mut self, link: &Link, p: &Packet, sack: Option<&AckOptions>) -> usize {
         let flow = self.flows.get(p.flow as usize);
         let port = flow.map_or(10_000, |f| f.port);
         let (src_port, dst_port) = if p.kind == PacketKind::Ack {
@@ -122,26 +175,46 @@ impl Traces {
                 return udp_frame(&mut self.buf, &a, p.payload as usize, ip_id);
             }
             PacketKind::Data => TcpFields {
-                seq: f
-                    .isn_sender
-                    .wrapping_add(1)
-                    .wrapping_add((p.seq as u64 * f.mss) as u32),
+                seq: f.sender_seq(p.seq),
                 ack: f.isn_receiver.wrapping_add(1),
                 flags: if p.push() { TCP_ACK | TCP_PSH } else { TCP_ACK },
                 window: u16::MAX,
             },
-            PacketKind::Ack => {
-                let acked = p.ack as u64 * f.mss;
-                let acked = f.total_bytes.map_or(acked, |t| acked.min(t));
-                TcpFields {
-                    seq: f.isn_receiver.wrapping_add(1),
-                    ack: f.isn_sender.wrapping_add(1).wrapping_add(acked as u32),
-                    flags: TCP_ACK,
-                    window: (p.rwnd as u64 * f.mss).min(u16::MAX as u64) as u16,
-                }
-            }
+            PacketKind::Ack => TcpFields {
+                seq: f.isn_receiver.wrapping_add(1),
+                ack: f.sender_seq(p.ack),
+                flags: TCP_ACK,
+                window: (p.rwnd as u64 * f.mss).min(u16::MAX as u64) as u16,
+            },
         };
-        tcp_frame(&mut self.buf, &a, &fields, p.app_bytes() as usize, ip_id)
+        // RFC 7323: a data segment's TSval is its send time and an ACK's TSecr the send
+        // time it echoes (the packet's stamp either way, on the sender's clock).
+        let timestamps = f.ts_offsets.map(|(sender, _)| {
+            let own = ts_clock(p.stamp, sender);
+            let other = self.stamps.field(p);
+            if p.kind == PacketKind::Ack {
+                (other, own)
+            } else {
+                (own, other)
+            }
+        });
+        self.sack.clear();
+        if let Some(o) = sack {
+            let edges = |&(start, end): &(u32, u32)| (f.sender_seq(start), f.sender_seq(end));
+            self.sack.extend(o.blocks().iter().map(edges));
+        }
+        let options = TcpOptions {
+            timestamps,
+            sack: &self.sack,
+        };
+        tcp_frame(
+            &mut self.buf,
+            &a,
+            &fields,
+            &options,
+            p.app_bytes() as usize,
+            ip_id,
+        )
     }
 }
 
@@ -165,6 +238,10 @@ impl World {
                     isn_sender: isn(i as u32, 0),
                     isn_receiver: isn(i as u32, 1),
                     port: 10_000 + (i % 55_000) as u16,
+                    ts_offsets: f
+                        .sender
+                        .timestamps()
+                        .then(|| (isn(i as u32, 2), isn(i as u32, 3))),
                 }
             })
             .collect();
@@ -198,6 +275,7 @@ impl World {
                 isn_sender: 0,
                 isn_receiver: 0,
                 port: 10_000 + (i % 55_000) as u16,
+                ts_offsets: None,
             });
         }
         Ok(())
