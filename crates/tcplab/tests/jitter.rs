@@ -437,3 +437,72 @@ fn jitter_round_trips_through_the_canonical_document() {
     let plain = parse_scenario(&dumbbell("", "", MIXED_FLOWS, 1.0)).unwrap();
     assert!(!plain.to_toml().contains("jitter"));
 }
+
+// ------------------------------------------------------------------ ACK latency streams
+
+/// Two flows on links of their own (so neither affects the other), with an ACK latency
+/// drawn per ACK; `second` names the second flow, `seed` seeds the run.
+fn two_receivers(second: &str, seed: u64, latency: &str) -> String {
+    format!(
+        r#"
+[simulation]
+duration = 5
+seed = {seed}
+sample_interval = 0
+[tcp]
+stack = "linux"
+ack_latency = {latency}
+[topology]
+kind = "custom"
+nodes = ["a", "b", "c", "d"]
+links = [
+  {{ between = ["a", "b"], rate = "5Mbps", delay = "10ms", buffer = 20 }},
+  {{ between = ["c", "d"], rate = "5Mbps", delay = "10ms", buffer = 20 }},
+]
+[[flows]]
+name = "first"
+src = "a"
+dst = "b"
+cc = "cubic"
+[[flows]]
+name = "{second}"
+src = "c"
+dst = "d"
+cc = "cubic"
+"#
+    )
+}
+
+/// A distributed `ack_latency` is drawn from each receiver's own stream, named after its
+/// flow (`ack_latency:<flow>`): renaming one flow changes its run and leaves the other's
+/// alone, the same seed gives the same run, and a distribution is not its mean.
+#[test]
+fn ack_latency_draws_come_from_each_flows_own_stream() {
+    let uniform = r#"{ kind = "uniform", max = "2ms" }"#;
+    let run = |second: &str, seed: u64, latency: &str| {
+        run_scenario(&two_receivers(second, seed, latency), None).unwrap()
+    };
+    let base = run("second", 1, uniform);
+    let renamed = run("other", 1, uniform);
+    assert_eq!(fingerprint(&base.flows[0]), fingerprint(&renamed.flows[0]));
+    assert_ne!(
+        fingerprint(&base.flows[1].mean_rtt),
+        fingerprint(&renamed.flows[1].mean_rtt),
+        "the second flow draws from a stream of its own name"
+    );
+    assert_eq!(
+        fingerprint(&base),
+        fingerprint(&run("second", 1, uniform)),
+        "the same seed gives the same run"
+    );
+    assert_ne!(
+        fingerprint(&base.flows[0].mean_rtt),
+        fingerprint(&run("second", 2, uniform).flows[0].mean_rtt)
+    );
+    let mean = run("second", 1, r#""1ms""#);
+    assert_ne!(
+        fingerprint(&base.flows[0].mean_rtt),
+        fingerprint(&mean.flows[0].mean_rtt),
+        "drawn per ACK, not fixed at the mean"
+    );
+}
