@@ -235,6 +235,11 @@ pub fn tcp_frame(
     buf.extend_from_slice(&t.window.to_be_bytes());
     buf.extend_from_slice(&[0, 0, 0, 0]); // checksum, urgent pointer
     options.write(buf);
+    debug_assert_eq!(
+        buf.len() - start,
+        tcp_header,
+        "options as long as announced"
+    );
     // Zero payload adds nothing to the sum.
     let c = finish(sum16(pseudo_sum(a, IPPROTO_TCP, l4_len), &buf[start..]));
     buf[start + 16..start + 18].copy_from_slice(&c.to_be_bytes());

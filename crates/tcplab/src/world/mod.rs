@@ -23,7 +23,6 @@ use crate::net::{DropCause, DropCounts, FlowId, LinkId, Packet, PacketKind};
 use crate::record::stream::SeriesBuffer;
 use crate::record::{RunRecords, SeriesSink};
 use crate::sim::{Scheduler, Time};
-use crate::tcp::sack::AckOptions;
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::wifi::WifiTimer;
 use crate::{parse_scenario, ConfigError, Scenario};
@@ -73,14 +72,6 @@ pub enum Event {
     MeasureStart,
     /// A wireless MAC timer.
     Wifi(WifiTimer),
-}
-
-/// The SACK option an ACK of `flows` carries, read from its receiver's log (pcap traces).
-fn sack_option<'a>(flows: &'a [Flow], p: &Packet) -> Option<&'a AckOptions> {
-    match p.options_id() {
-        0 => None,
-        id => flows.get(p.flow as usize)?.receiver.options.peek(id),
-    }
 }
 
 /// A TCP connection: its sender and receiver and their counters (its routes are kept in
@@ -554,14 +545,6 @@ impl World {
             self.capture(l, TapPoint::Exit, p, arrive_at);
         }
         self.sched.schedule_fifo(lane, arrive_at, Event::Arrive(*p));
-    }
-
-    /// Writes `p` to the taps at `at` of link `l` (out of line: most runs have none).
-    #[cold]
-    #[inline(never)]
-    fn capture(&mut self, l: LinkId, at: TapPoint, p: &Packet, t: Time) {
-        let sack = sack_option(&self.flows, p);
-        self.traces.capture(&self.links[l as usize], at, p, t, sack);
     }
 
     fn drop_packet(&mut self, p: Packet, l: LinkId, cause: DropCause) {

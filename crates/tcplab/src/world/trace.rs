@@ -12,7 +12,7 @@
 
 use super::link::Link;
 use super::wire_stamps::{ts_clock, WireStamps};
-use super::{RunError, World};
+use super::{Flow, RunError, World};
 use crate::config::{PcapResolution, PcapSpec, TapPoint};
 use crate::net::{LinkId, Packet, PacketKind};
 use crate::record::pcap::{
@@ -218,7 +218,24 @@ impl Traces {
     }
 }
 
+/// The SACK option an ACK of `flows` carries, read from its receiver's log (not consumed:
+/// the sender reads it when the ACK arrives).
+fn sack_option<'a>(flows: &'a [Flow], p: &Packet) -> Option<&'a AckOptions> {
+    match p.options_id() {
+        0 => None,
+        id => flows.get(p.flow as usize)?.receiver.options.peek(id),
+    }
+}
+
 impl World {
+    /// Writes `p` to the taps at `at` of link `l` (out of line: most runs have none).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn capture(&mut self, l: LinkId, at: TapPoint, p: &Packet, t: Time) {
+        let sack = sack_option(&self.flows, p);
+        self.traces.capture(&self.links[l as usize], at, p, t, sack);
+    }
+
     /// Opens the pcap files the scenario asks for (`simulation.pcap`) under `dir`,
     /// creating directories as needed. A run of a scenario with taps fails unless this
     /// was called.

@@ -16,7 +16,9 @@ pub(super) fn ts_clock(t: Time, offset: u32) -> u32 {
     offset.wrapping_add((t.nanos() / 1_000_000) as u32)
 }
 
-/// The in-flight packets' wire-only timestamp fields.
+/// The in-flight packets' wire-only timestamp fields, by packet uid (a hashed lookup per
+/// packet and capture, which only runs with pcap taps pay: the world calls in only when a
+/// tap is open).
 #[derive(Default)]
 pub(super) struct WireStamps {
     /// An ACK's TSval, by packet uid.
