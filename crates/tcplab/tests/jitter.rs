@@ -442,7 +442,7 @@ fn jitter_round_trips_through_the_canonical_document() {
 
 /// Two flows on links of their own (so neither affects the other), with an ACK latency
 /// drawn per ACK; `second` names the second flow, `seed` seeds the run.
-fn two_receivers(second: &str, seed: u64, latency: &str) -> String {
+fn two_receivers(second: &str, seed: u64, key: &str, latency: &str) -> String {
     format!(
         r#"
 [simulation]
@@ -451,7 +451,7 @@ seed = {seed}
 sample_interval = 0
 [tcp]
 stack = "linux"
-ack_latency = {latency}
+{key} = {latency}
 [topology]
 kind = "custom"
 nodes = ["a", "b", "c", "d"]
@@ -478,9 +478,20 @@ cc = "cubic"
 /// alone, the same seed gives the same run, and a distribution is not its mean.
 #[test]
 fn ack_latency_draws_come_from_each_flows_own_stream() {
+    draws_come_from_each_flows_own_stream("ack_latency");
+}
+
+/// The application's read latency (`app_read`) likewise draws per read from each receiver's
+/// own stream (`app_read:<flow>`).
+#[test]
+fn app_read_draws_come_from_each_flows_own_stream() {
+    draws_come_from_each_flows_own_stream("app_read");
+}
+
+fn draws_come_from_each_flows_own_stream(key: &str) {
     let uniform = r#"{ kind = "uniform", max = "2ms" }"#;
     let run = |second: &str, seed: u64, latency: &str| {
-        run_scenario(&two_receivers(second, seed, latency), None).unwrap()
+        run_scenario(&two_receivers(second, seed, key, latency), None).unwrap()
     };
     let base = run("second", 1, uniform);
     let renamed = run("other", 1, uniform);
@@ -503,6 +514,6 @@ fn ack_latency_draws_come_from_each_flows_own_stream() {
     assert_ne!(
         fingerprint(&base.flows[0].mean_rtt),
         fingerprint(&mean.flows[0].mean_rtt),
-        "drawn per ACK, not fixed at the mean"
+        "drawn per {key}, not fixed at the mean"
     );
 }

@@ -24,7 +24,7 @@ from .common import panels
 
 _FROM_ENV = "<from TCPLAB_CONFORMANCE_SIM_STACK, default linux>"
 #: The bed-model table's name for the matrix's own model.
-DEFAULT_MODEL = "default (the bed's jitter, bucket and ACK latency)"
+DEFAULT_MODEL = "default (the bed's jitter, bucket, reads and ACK latency)"
 
 
 def _sim_stack_from_env() -> str | None:
@@ -51,7 +51,8 @@ class LinuxConformance(Experiment):
         "sides (the kernel's snd_mss); "
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
         "namespace's SNMP counters. The simulator models the bed's hosts as measured: the "
-        "bottleneck's token bucket and the receiver's ACK latency, drawn per ACK (the profile "
+        "bottleneck's token bucket, the receiving application's reads (an ACK that would shrink "
+        "the window waits for them) and the kernel's ACK latency, drawn per read and ACK (the profile "
         "brings Linux's TSO deferral, PSH rule and SACK compression); beside the matrix it runs "
         "each entry again without each of "
         "these, and with engine 0.3.3's model, 6.18 receiver, against the same kernel runs. "
@@ -67,36 +68,44 @@ class LinuxConformance(Experiment):
         jitter: dict[str, Any] | None = cf.BED_JITTER,
         burst: str | None = cf.BED_BURST,
         ack_latency: float | dict[str, Any] | None = cf.BED_ACK_LATENCY,
+        app_read: float | dict[str, Any] | None = cf.BED_APP_READ,
     ):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it
         out); ``jitter``: the simulator's bottleneck jitter, both directions (None: none);
         ``burst``: the simulated bottleneck's token-bucket slack (the bed's by default; None:
         none); ``ack_latency``: the simulated receivers' ACK latency, seconds or a distribution
-        (the bed's measured distribution by default; None: none)."""
+        (the bed's measured distribution by default; None: none); ``app_read``: how long the
+        simulated receiving applications take to read (the same kinds; the bed's by default;
+        None: they read at once)."""
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
         self.jitter = jitter
         self.burst = burst
         self.ack_latency = ack_latency
+        self.app_read = app_read
 
     def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
         """The simulated side of one matrix entry; ``model`` overrides the experiment's
-        ``burst`` and ``ack_latency`` or sets ``app_push``, ``tso_defer`` and
+        ``burst``, ``ack_latency`` and ``app_read`` or sets ``app_push``, ``tso_defer`` and
         ``sack_compress`` (the bed-model ablations)."""
-        settings = {"burst": self.burst, "ack_latency": self.ack_latency, **model}
+        settings = {"burst": self.burst, "ack_latency": self.ack_latency, "app_read": self.app_read, **model}
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
 
     def bed_models(self) -> dict[str, dict[str, Any]]:
         """The simulator's bed-model ablations run beside the matrix: each simulated entry
         again without one measured property of the bed's hosts (the bottleneck's token bucket,
-        the receiver's ACK latency, the profile's TSO deferral and SACK compression, Linux's PSH
-        rule for GSO packets in favour of PSH at burst ends), and with engine 0.3.3's model,
-        which had none of them (with 6.18's receiver; docs/kernel.md). Only when the experiment
-        runs the default model on the linux profile."""
-        if self.sim_stack != "linux" or self.burst != cf.BED_BURST or self.ack_latency != cf.BED_ACK_LATENCY:
+        the receiving application's reads, in favour of engine 0.3.8's receiver that reads at
+        once with the latency from arrival to ACK drawn per ACK, then any receiver latency at
+        all, the profile's TSO deferral and SACK compression, Linux's PSH rule for GSO packets in
+        favour of PSH at burst ends), and with engine 0.3.3's model, which had none of them (with
+        6.18's receiver; docs/kernel.md). Only when the experiment runs the default model on the
+        linux profile."""
+        default = (cf.BED_BURST, cf.BED_ACK_LATENCY, cf.BED_APP_READ)
+        if self.sim_stack != "linux" or (self.burst, self.ack_latency, self.app_read) != default:
             return {}
         parts = {
             "no bucket": {"burst": None},
-            "no ACK latency": {"ack_latency": None},
+            "reads at once (0.3.8)": {"app_read": None, "ack_latency": cf.BED_ARRIVAL_ACK_LATENCY},
+            "no receiver latency": {"app_read": None, "ack_latency": None},
             "no TSO deferral": {"tso_defer": False},
             "no SACK compression": {"sack_compress": False},
             "PSH at burst ends": {"app_push": "burst"},

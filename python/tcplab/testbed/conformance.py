@@ -83,14 +83,31 @@ def _measured_jitter() -> dict[str, dict[str, Any]]:
 #: (p99 0.03-0.05 ms): the millisecond tail measured at testbed-3 was the old sampler's
 #: 2.3 ms socket-table walks, and drawn per packet it inflated BBR's bandwidth estimate.
 BED_JITTER: dict[str, dict[str, Any]] = _measured_jitter()
-#: The bed receiver's ACK latency (``[tcp] ack_latency``), drawn for each ACK from the
-#: distribution measured with the jitter (data/bed_jitter.json ``ack_latency``: from a data
-#: frame's arrival to the departure of the ACK of it at the receiver's interface, p10 9 us,
-#: p50 26 us, p90 72 us over Reno, CUBIC, BBR and Vegas). A constant 75 us (engines 0.3.4 to
-#: 0.3.6) locked the simulated ACK clock to one phase of the bottleneck: CUBIC lost a second
-#: segment one RTT into half of its recoveries, the kernel in none (docs/kernel.md, "The
-#: receiver's ACK latency").
-BED_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured()["ack_latency"]}
+
+
+@functools.cache
+def _measured_receiver() -> dict[str, Any]:
+    """data/bed_receiver.json, written by ``python -m tcplab.testbed.reads``."""
+    return json.loads((Path(__file__).with_name("data") / "bed_receiver.json").read_text())
+
+
+#: The bed receiver's application reads (``[tcp] app_read``): the time from data becoming
+#: readable to the Python receiver's read, drawn for each read from the distribution measured
+#: with the kernel's read tracepoint (data/bed_receiver.json ``app_read``). Linux sends the ACK
+#: a second segment calls for only once the application has read, unless the unread data
+#: leaves the window whole; on the bed 84-97 % of Reno's and CUBIC's ACKs waited for a read
+#: (docs/kernel.md, "The receiver's reads").
+BED_APP_READ: dict[str, Any] = {"kind": "empirical", "quantiles": _measured_receiver()["app_read"]}
+#: The bed receiver's kernel latency (``[tcp] ack_latency``): from the read or arrival an ACK
+#: answers to its departure, drawn per ACK (data/bed_receiver.json ``ack_latency``).
+BED_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured_receiver()["ack_latency"]}
+#: Engines 0.3.7-0.3.8's model of the bed receiver, which reads at once: each delayed ACK's
+#: latency drawn from the time between a data frame's arrival and its ACK's departure (data/
+#: bed_jitter.json ``ack_latency``: p10 9 us, p50 26 us, p90 72 us over Reno, CUBIC, BBR and
+#: Vegas). It delays ACKs but never merges them as a late read does. A constant 75 us (engines
+#: 0.3.4 to 0.3.6) locked the simulated ACK clock to one phase of the bottleneck (docs/kernel.md,
+#: "The receiver's ACK latency").
+BED_ARRIVAL_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured()["ack_latency"]}
 #: The bed bottleneck's token-bucket slack (testbed/plan.py ``BURST_SLACK``) as a ``burst``.
 BED_BURST: str = bed_burst()
 MSS = 1000
@@ -171,6 +188,7 @@ def scenario(
     seed: int = 1,
     burst: str | None = None,
     ack_latency: float | dict[str, Any] | None = None,
+    app_read: float | dict[str, Any] | None = None,
     app_push: str | None = None,
     tso_defer: bool | None = None,
     sack_compress: bool | None = None,
@@ -182,6 +200,8 @@ def scenario(
     token-bucket slack (only with a stack, as ``jitter``; None: none; :data:`BED_BURST` is the
     bed's, which linux/conformance runs). ``ack_latency``: the receivers' ``[tcp] ack_latency``
     (seconds or a distribution; only with a stack; :data:`BED_ACK_LATENCY` is the bed's);
+    ``app_read``: the receiving applications' ``[tcp] app_read`` (the same kinds;
+    :data:`BED_APP_READ` is the bed's);
     ``app_push``, ``tso_defer`` and ``sack_compress``: the ``[tcp]`` keys of those names
     (only with a stack; None leaves the profile's)."""
     one_way = point.rtt_ms / 2e3
@@ -218,6 +238,8 @@ def scenario(
         tcp["stack"] = sim_stack
         if ack_latency is not None:
             tcp["ack_latency"] = ack_latency
+        if app_read is not None:
+            tcp["app_read"] = app_read
         if app_push is not None:
             tcp["app_push"] = app_push
         if tso_defer is not None:
@@ -252,9 +274,9 @@ def _kernel_defaults() -> dict[str, dict[str, Any]]:
 KERNEL_DEFAULTS: dict[str, dict[str, Any]] = _kernel_defaults()
 
 
-#: ``[tcp]`` keys that model what the bed's hosts do (its receiver's ACK latency, its
-#: kernel's PSH rule, TSO deferral and SACK compression): left out of the bed's document.
-MODELLED_HOST_KEYS = ("ack_latency", "app_push", "tso_defer", "sack_compress")
+#: ``[tcp]`` keys that model what the bed's hosts do (its receiver's reads and ACK latency,
+#: its kernel's PSH rule, TSO deferral and SACK compression): left out of the bed's document.
+MODELLED_HOST_KEYS = ("ack_latency", "app_read", "app_push", "tso_defer", "sack_compress")
 
 
 def kernel_scenario(sim: Scenario) -> Scenario:

@@ -144,7 +144,7 @@ class RunLateness:
 def from_captures(run_dir: Path, label: str, mss: int = cf.MSS) -> RunLateness:
     """The lateness of one bed run from its two captures."""
     router, receiver = read_frames(run_dir / ROUTER_CAPTURE), read_frames(run_dir / RECEIVER_CAPTURE)
-    sender, receiving = _addr(net.SENDER_ADDR), _addr(net.RECEIVER_ADDR)
+    sender, receiving = address_bytes(net.SENDER_ADDR), address_bytes(net.RECEIVER_ADDR)
     return RunLateness(
         label,
         lateness(path_delays(router, receiver, sender, min_len=mss)),
@@ -190,7 +190,8 @@ def document(runs: Sequence[RunLateness], when: str) -> dict[str, object]:
     }
 
 
-def _addr(dotted: str) -> bytes:
+def address_bytes(dotted: str) -> bytes:
+    """A dotted IPv4 address as the 4 bytes dpkt gives."""
     return bytes(int(x) for x in dotted.split("."))
 
 

@@ -435,6 +435,14 @@ pub struct TcpOptions {
     /// for each ACK (the jitter kinds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ack_latency: Option<DelaySpec>,
+    /// With `delayed_ack`: the receiving application reads this long after data becomes
+    /// readable (from the first segment it has not read), rather than at once (default 0,
+    /// in both profiles). An ACK the second unacknowledged segment calls for then leaves at
+    /// once only if the unread data leaves the advertised window whole; otherwise it waits
+    /// for the read (Linux `__tcp_ack_snd_check`, `tcp_cleanup_rbuf`). A time, or a
+    /// distribution drawn anew for each read (the jitter kinds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_read: Option<DelaySpec>,
     /// Lower bound on the retransmission timeout (default 200 ms, as Linux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_rto: Option<Seconds>,
@@ -603,6 +611,7 @@ impl TcpOptions {
             delayed_ack: self.delayed_ack.or(defaults.delayed_ack),
             delack_timeout: self.delack_timeout.or(defaults.delack_timeout),
             ack_latency: self.ack_latency.clone().or(defaults.ack_latency.clone()),
+            app_read: self.app_read.clone().or(defaults.app_read.clone()),
             min_rto: self.min_rto.or(defaults.min_rto),
             max_rto: self.max_rto.or(defaults.max_rto),
             initial_rto: self.initial_rto.or(defaults.initial_rto),

@@ -506,6 +506,9 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
     if let Some(l) = &t.ack_latency {
         super::jitter::validate_delay(&format!("{field}.ack_latency"), l, 1.0)?;
     }
+    if let Some(l) = &t.app_read {
+        super::jitter::validate_delay(&format!("{field}.app_read"), l, 1.0)?;
+    }
     if let Some(d) = t.dupack_threshold {
         finite_in(
             &format!("{field}.dupack_threshold"),
@@ -518,22 +521,32 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
     Ok(())
 }
 
-/// `ack_latency` delays the ACK the delayed-ACK rule calls for, so it needs that rule
-/// (resolved through the stack profile: `linux` has it on, `ns2` off).
-fn ack_latency_needs_delayed_acks(written: &str, flow: &str, merged: &TcpOptions) -> Check {
+/// `ack_latency` delays the ACK the delayed-ACK rule calls for and `app_read` decides when
+/// that ACK may leave, so both need that rule (resolved through the stack profile: `linux`
+/// has it on, `ns2` off). `written(key)` names the key as the document wrote it.
+fn host_delays_need_delayed_acks(
+    written: impl Fn(&str) -> String,
+    flow: &str,
+    merged: &TcpOptions,
+) -> Check {
     let stack = merged.stack.unwrap_or_default();
     let delayed_ack = merged.delayed_ack.unwrap_or(stack.delays_acks());
-    let latency = merged.ack_latency.as_ref().map_or(0.0, |l| l.max().0);
-    if latency > 0.0 && !delayed_ack {
-        return Err(err(
-            written.to_string(),
-            format!(
-                "{} s needs delayed ACKs, which {flow} has off (stack {:?}); set delayed_ack = \
-                 true or leave ack_latency out",
-                (latency * 1e9).round() / 1e9,
-                format!("{stack:?}").to_lowercase()
-            ),
-        ));
+    for (key, spec) in [
+        ("ack_latency", &merged.ack_latency),
+        ("app_read", &merged.app_read),
+    ] {
+        let delay = spec.as_ref().map_or(0.0, |l| l.max().0);
+        if delay > 0.0 && !delayed_ack {
+            return Err(err(
+                written(key),
+                format!(
+                    "{} s needs delayed ACKs, which {flow} has off (stack {:?}); set \
+                     delayed_ack = true or leave {key} out",
+                    (delay * 1e9).round() / 1e9,
+                    format!("{stack:?}").to_lowercase()
+                ),
+            ));
+        }
     }
     Ok(())
 }
@@ -612,10 +625,17 @@ fn validate_flow(field: &str, f: &FlowSpec, duration: f64, defaults: &TcpOptions
         }
     }
     // Blamed on the key the document wrote: the flow's own, or the scenario's.
-    let written = if tcp.tcp.ack_latency.is_some() {
-        format!("{field}.tcp.ack_latency")
-    } else {
-        "tcp.ack_latency".to_string()
+    let own = &tcp.tcp;
+    let written = |key: &str| {
+        let set = match key {
+            "ack_latency" => own.ack_latency.is_some(),
+            _ => own.app_read.is_some(),
+        };
+        if set {
+            format!("{field}.tcp.{key}")
+        } else {
+            format!("tcp.{key}")
+        }
     };
-    ack_latency_needs_delayed_acks(&written, field, &merged)
+    host_delays_need_delayed_acks(written, field, &merged)
 }

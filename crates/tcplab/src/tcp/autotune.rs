@@ -77,10 +77,11 @@ impl ReceiveWindow {
     }
 
     /// In-order data up to byte `received` (cumulative) has arrived at `now`, in a segment
-    /// of `payload` bytes sent at `sent`, and has been read by the application. Returns
-    /// whether the window's soft limit had room to grow (see [`Self::has_room`]).
-    pub fn on_in_order(&mut self, now: Time, sent: Time, received: u64, payload: u64) -> bool {
-        let room = self.has_room(payload);
+    /// sent at `sent`, with `unread` bytes (that segment's included) not yet read by the
+    /// application. Returns whether the window's soft limit had room to grow (see
+    /// [`Self::has_room`]).
+    pub fn on_in_order(&mut self, now: Time, sent: Time, received: u64, unread: u64) -> bool {
+        let room = self.has_room(unread);
         // tcp_grow_window: two segments per full-sized segment received.
         self.soft = (self.soft + 2 * self.mss).min(self.clamp);
         self.sample_rtt(now.saturating_sub(sent));
@@ -101,12 +102,12 @@ impl ReceiveWindow {
     }
 
     /// Linux `tcp_grow_window`'s test: room = min(window_clamp, tcp_space) - rcv_ssthresh > 0,
-    /// where `tcp_space` is the buffer's window less what is queued and not yet read, i.e.
-    /// the segment being processed (`payload` bytes; the application reads after the ACK
-    /// decision). The soft limit itself keeps growing up to the clamp (the simulator's window
-    /// model); only this test counts the unread segment.
-    fn has_room(&self, payload: u64) -> bool {
-        self.soft + payload < self.clamp
+    /// where `tcp_space` is the buffer's window less what is queued and not yet read (`unread`
+    /// bytes: at least the segment being processed, which the application reads after the
+    /// ACK decision). The soft limit itself keeps growing up to the clamp (the simulator's
+    /// window model); only this test counts the unread data.
+    fn has_room(&self, unread: u64) -> bool {
+        self.soft + unread < self.clamp
     }
 
     /// tcp_rcv_space_adjust: at most once per receiver RTT, size the buffer to twice what
@@ -133,6 +134,11 @@ impl ReceiveWindow {
     /// smallest one-way delay (None before the first segment).
     pub fn base_rtt(&self) -> Option<Time> {
         self.min_one_way.map(|d| d + d)
+    }
+
+    /// The buffer's window (Linux `window_clamp`), bytes: the free space with nothing queued.
+    pub fn clamp_bytes(&self) -> u64 {
+        self.clamp
     }
 
     /// The window to advertise, bytes.

@@ -3,6 +3,7 @@
 //! options, SACK, timestamps, RFC 6675/PRR recovery, RACK-TLP and undo.
 
 mod ack_delay;
+mod app_reader;
 mod autotune;
 pub mod pacing;
 #[cfg(test)]
@@ -54,6 +55,9 @@ pub struct TcpConfig {
     /// A delayed ACK that is due leaves this much later, covering what arrives meanwhile
     /// (`receiver.rs`, `ack_delay.rs`): fixed, or drawn for each ACK.
     pub ack_latency: Option<crate::config::DelaySpec>,
+    /// The receiving application reads this long after data becomes readable
+    /// (`app_reader.rs`); None: at once.
+    pub app_read: Option<crate::config::DelaySpec>,
     pub min_rto: Time,
     pub max_rto: Time,
     pub initial_rto: Time,
@@ -200,6 +204,7 @@ impl TcpConfig {
             delayed_ack: o.delayed_ack.unwrap_or(p.delayed_ack),
             delack_timeout: secs(o.delack_timeout, p.delack_timeout),
             ack_latency: o.ack_latency.clone(),
+            app_read: o.app_read.clone(),
             min_rto: secs(o.min_rto, 0.2),
             max_rto: secs(o.max_rto, p.max_rto),
             initial_rto: secs(o.initial_rto, 1.0),

@@ -4,6 +4,7 @@
 //! quick-ack mode (Linux `tcp_enter_quickack_mode`).
 
 use super::ack_delay::AckDelay;
+use super::app_reader::{AppReader, ReadEvent};
 use super::autotune::ReceiveWindow;
 use super::sack::{AckOptionLog, SackBlocks};
 use super::sack_compress::{SackAck, SackCompressor};
@@ -40,6 +41,12 @@ pub struct TcpReceiver {
     ack_latency: AckDelay,
     /// When the ACK called for `ack_latency` ago leaves, if one is on its way.
     ack_due: Option<Time>,
+    /// The application, if it does not read at once (`app_read`).
+    reader: Option<AppReader>,
+    /// The window the last ACK advertised, bytes (Linux `rcv_wnd`), for the reader's test.
+    window_at_ack: u64,
+    /// A full-sized segment with PSH waits for the read to be ACKed (`ICSK_ACK_PUSHED`).
+    push_pending: bool,
     rcv_nxt: u32,
     /// `ooo[i]`: segment `rcv_nxt + i` has arrived (index 0 is always false).
     ooo: VecDeque<bool>,
@@ -72,6 +79,8 @@ pub struct TcpReceiver {
     pub stats: ReceiverStats,
     pub outbox: Vec<Packet>,
     timer_request: Option<Time>,
+    /// The reader's event to schedule, beside the delayed-ACK timer's.
+    read_request: Option<Time>,
 }
 
 impl TcpReceiver {
@@ -91,7 +100,7 @@ impl TcpReceiver {
                 cfg.timestamps,
             )
         });
-        TcpReceiver {
+        let mut r = TcpReceiver {
             flow,
             src,
             dst,
@@ -106,6 +115,9 @@ impl TcpReceiver {
             delack_timeout: cfg.delack_timeout,
             ack_latency: AckDelay::new(cfg.ack_latency.as_ref()),
             ack_due: None,
+            reader: AppReader::new(cfg.app_read.as_ref()),
+            window_at_ack: 0,
+            push_pending: false,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
             unacked_in_order: 0,
@@ -127,7 +139,11 @@ impl TcpReceiver {
             stats: ReceiverStats::default(),
             outbox: Vec::with_capacity(2),
             timer_request: None,
-        }
+            read_request: None,
+        };
+        // The handshake advertised the window with nothing queued.
+        r.window_at_ack = r.window_now(0);
+        r
     }
 
     /// Prefetches what processing a segment reaches through pointers: the front of the
@@ -148,6 +164,11 @@ impl TcpReceiver {
 
     pub fn take_timer_request(&mut self) -> Option<Time> {
         self.timer_request.take()
+    }
+
+    /// The application's read to schedule (a receiver timer event too), if any.
+    pub fn take_read_request(&mut self) -> Option<Time> {
+        self.read_request.take()
     }
 
     fn payload_of(&self, seq: u32) -> u32 {
@@ -171,6 +192,13 @@ impl TcpReceiver {
     /// The flow's own random stream, for an ACK latency drawn per ACK.
     pub fn set_random_stream(&mut self, rng: RngStream) {
         self.ack_latency.set_stream(rng);
+    }
+
+    /// The flow's own stream for the application's read latency, drawn per read.
+    pub fn set_read_stream(&mut self, rng: RngStream) {
+        if let Some(r) = &mut self.reader {
+            r.set_stream(rng);
+        }
     }
 
     /// Processes a data segment; ACKs go to the outbox.
@@ -200,13 +228,17 @@ impl TcpReceiver {
             if let Some(b) = &mut self.sack {
                 b.advance(self.rcv_nxt);
             }
+            if let Some(r) = &mut self.reader {
+                self.read_request = r.on_readable(now, self.rcv_nxt - seq).or(self.read_request);
+            }
             if had_gap && !self.ooo.is_empty() && self.rcv_nxt == seq + 1 {
                 if let Some(c) = &mut self.compressor {
                     c.sent_at_once(self.rcv_nxt);
                 }
             }
+            let unread = self.unread_bytes(payload);
             if let Some(w) = &mut self.autotune {
-                let room = w.on_in_order(now, pkt.stamp, self.stats.bytes_delivered, payload);
+                let room = w.on_in_order(now, pkt.stamp, self.stats.bytes_delivered, unread);
                 self.rwnd = w.window_segments();
                 // Linux `tcp_grow_window`: widening the window's soft limit sets
                 // `icsk_ack.quick |= 1`, so `__tcp_ack_snd_check` ACKs this segment at once
@@ -222,6 +254,8 @@ impl TcpReceiver {
                 self.unacked_in_order += 1;
                 if self.ack_due.is_some() {
                     // Covered by the ACK already on its way.
+                } else if self.reader.is_some() {
+                    self.ack_or_wait_for_read(now, pkt, unread);
                 } else if self.unacked_in_order >= 2 || self.pushed(pkt) {
                     self.ack_in_latency(now);
                 } else if let Some(at) = self.delack.set(now + self.delack_timeout) {
@@ -269,6 +303,50 @@ impl TcpReceiver {
     /// everything.
     fn pushed(&self, pkt: &Packet) -> bool {
         self.push_ack && pkt.push() && pkt.payload >= self.mss
+    }
+
+    /// In-order bytes not read yet, the segment of `payload` bytes just queued included (an
+    /// application that reads at once has read all but that one).
+    fn unread_bytes(&self, payload: u64) -> u64 {
+        self.reader
+            .as_ref()
+            .map_or(payload, |r| u64::from(r.unread()) * u64::from(self.mss))
+    }
+
+    /// The window an ACK would advertise with `unread` bytes not read yet (Linux
+    /// `__tcp_select_window`: the soft limit, or the free space if that is smaller).
+    fn window_now(&self, unread: u64) -> u64 {
+        match &self.autotune {
+            Some(w) => w.window_bytes().min(w.clamp_bytes().saturating_sub(unread)),
+            None => (u64::from(self.rwnd) * u64::from(self.mss)).saturating_sub(unread),
+        }
+    }
+
+    /// The delayed-ACK rule with an application that reads later (`app_read`). Linux
+    /// `__tcp_ack_snd_check`: more than one full segment unacknowledged is ACKed at once
+    /// only if the window would not shrink below the one last advertised; else, and for a
+    /// pushed segment (`ICSK_ACK_PUSHED`, acted on in `tcp_cleanup_rbuf`), the ACK waits
+    /// for the read, with the delayed-ACK timer as a bound.
+    fn ack_or_wait_for_read(&mut self, now: Time, pkt: &Packet, unread: u64) {
+        if self.unacked_in_order >= 2 && self.window_now(unread) >= self.window_at_ack {
+            self.ack_in_latency(now);
+            return;
+        }
+        self.push_pending |= self.pushed(pkt);
+        if !self.delack.is_armed() {
+            if let Some(at) = self.delack.set(now + self.delack_timeout) {
+                self.timer_request = Some(at);
+            }
+        }
+    }
+
+    /// The application has read everything in order: Linux `tcp_cleanup_rbuf` sends the ACK
+    /// that waited for it (more than one full segment unacknowledged, or a pushed one).
+    fn on_read(&mut self, now: Time) {
+        let due = self.unacked_in_order >= 2 || (self.push_pending && self.unacked_in_order > 0);
+        if self.ack_due.is_none() && due {
+            self.ack_in_latency(now);
+        }
     }
 
     /// Sends the ACK the delayed-ACK rule calls for, `ack_latency` from now: segments
@@ -330,6 +408,11 @@ impl TcpReceiver {
         let _ = now;
         self.unacked_in_order = 0;
         self.ack_due = None;
+        self.push_pending = false;
+        if self.reader.is_some() {
+            let unread = self.unread_bytes(0);
+            self.window_at_ack = self.window_now(unread);
+        }
         self.delack.cancel();
         if let Some(c) = &mut self.compressor {
             c.on_ack_sent();
@@ -363,6 +446,11 @@ impl TcpReceiver {
 
     /// Handles the delayed-ACK timer event scheduled for `at`.
     pub fn on_timer(&mut self, at: Time, now: Time) {
+        if let Some(r) = &mut self.reader {
+            if r.on_timer(at, now) == ReadEvent::Read {
+                self.on_read(now);
+            }
+        }
         match self.delack.fire(at, now) {
             Fired::Stale => {}
             Fired::Rearm(t) => self.timer_request = Some(t),
@@ -574,6 +662,113 @@ mod tests {
             ..TcpConfig::default()
         };
         TcpReceiver::new(0, 1, 0, &cfg, None)
+    }
+
+    /// A delayed-ACK receiver whose application reads `read_us` after data becomes readable.
+    fn reading_receiver(read_us: f64) -> TcpReceiver {
+        let cfg = TcpConfig {
+            delayed_ack: true,
+            app_read: Some(crate::config::DelaySpec::Fixed(crate::config::Seconds(
+                read_us * 1e-6,
+            ))),
+            ..TcpConfig::default()
+        };
+        TcpReceiver::new(0, 1, 0, &cfg, None)
+    }
+
+    /// Runs the receiver's timer events due by `until`, earliest first; returns the ACKs
+    /// they send, with their times.
+    fn run_timers(r: &mut TcpReceiver, pending: &mut Vec<Time>, until: Time) -> Vec<(Time, u32)> {
+        let mut sent = vec![];
+        pending.extend(r.take_timer_request());
+        pending.extend(r.take_read_request());
+        while let Some(&at) = pending.iter().min() {
+            if at > until {
+                break;
+            }
+            pending.retain(|&t| t != at);
+            r.on_timer(at, at);
+            sent.extend(r.outbox.drain(..).map(|p| (at, p.ack)));
+            pending.extend(r.take_timer_request());
+            pending.extend(r.take_read_request());
+        }
+        sent
+    }
+
+    /// With a fixed window, unread data shrinks it, so the second segment's ACK waits for
+    /// the application's read (Linux `__tcp_ack_snd_check`, then `tcp_cleanup_rbuf`), and a
+    /// burst that arrives before the read shares one ACK; a reader that reads at once ACKs
+    /// every second segment as it arrives.
+    #[test]
+    fn with_a_late_reader_the_ack_waits_for_the_read_and_covers_the_burst() {
+        let us = Time::from_micros;
+        let arrivals = [
+            (0, 0),
+            (1000, 1),
+            (2000, 2),
+            (2010, 3),
+            (2020, 4),
+            (2030, 5),
+        ];
+        let mut r = reading_receiver(60.0);
+        let (mut pending, mut sent) = (vec![], vec![]);
+        for (t, seq) in arrivals {
+            sent.extend(run_timers(&mut r, &mut pending, us(t)));
+            r.on_data(us(t), &data(seq));
+            assert!(r.outbox.is_empty(), "no ACK on the arrival of {seq}");
+        }
+        sent.extend(run_timers(&mut r, &mut pending, us(3000)));
+        assert_eq!(
+            sent,
+            vec![(us(1060), 2), (us(2060), 6)],
+            "one ACK per read that finds two or more unacknowledged"
+        );
+        let mut instant = TcpReceiver::new(
+            0,
+            1,
+            0,
+            &TcpConfig {
+                delayed_ack: true,
+                ..TcpConfig::default()
+            },
+            None,
+        );
+        for (t, seq) in arrivals {
+            instant.on_data(us(t), &data(seq));
+        }
+        assert_eq!(acks(&mut instant), vec![2, 4, 6], "every second segment");
+    }
+
+    /// Linux's test is on the window: under autotuning, while the soft limit stays below
+    /// the buffer's window by more than the unread data, that data does not shrink the
+    /// window and the second segment is ACKed on arrival; with less room the ACK waits for
+    /// the read.
+    #[test]
+    fn unread_data_holds_the_ack_only_if_it_would_shrink_the_window() {
+        let second_acked_on_arrival = |window_mss: u32| {
+            let mut r = reading_receiver(60.0);
+            // The soft limit starts at 64 KB rounded down to the window's segments: 65,000
+            // of 65,536 bytes for 1000-byte segments, 63,000 for 3000-byte ones.
+            r.autotune = Some(ReceiveWindow::new(window_mss, 1_000_000, true));
+            r.window_at_ack = r.window_now(0);
+            r.growth_ack = false;
+            r.quick = 0;
+            r.on_data(Time::from_micros(0), &data(0));
+            r.on_data(Time::from_micros(10), &data(1));
+            let on_arrival = acks(&mut r);
+            r.on_timer(Time::from_micros(60), Time::from_micros(60));
+            (on_arrival, acks(&mut r))
+        };
+        assert_eq!(
+            second_acked_on_arrival(3000),
+            (vec![2], vec![]),
+            "2,536 bytes of room: two unread segments leave the window whole"
+        );
+        assert_eq!(
+            second_acked_on_arrival(1000),
+            (vec![], vec![2]),
+            "536 bytes of room: the ACK waits for the read"
+        );
     }
 
     #[test]

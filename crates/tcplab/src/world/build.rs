@@ -185,6 +185,7 @@ impl World {
                 let total = sender.total_segments().map(|n| (n, sender.last_payload()));
                 let mut receiver = TcpReceiver::new(id, dst as u32, src as u32, &cfg, total);
                 receiver.set_random_stream(RngStream::new(seed, &format!("ack_latency:{name}")));
+                receiver.set_read_stream(RngStream::new(seed, &format!("app_read:{name}")));
                 schedule_periods(&mut sched, &app, id);
                 flow_routes.push((fwd.clone(), rev.clone()));
                 flows.push(Flow {

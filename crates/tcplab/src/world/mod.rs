@@ -348,6 +348,9 @@ impl World {
         if let Some(at) = flow.receiver.take_timer_request() {
             self.sched.schedule_timer(at, Event::DelAckTimer(f, at));
         }
+        if let Some(at) = flow.receiver.take_read_request() {
+            self.sched.schedule_timer(at, Event::DelAckTimer(f, at));
+        }
         let mut out = std::mem::take(&mut self.flows[f as usize].receiver.outbox);
         self.flows[f as usize].acks_sent += out.len() as u64;
         let first = self.first_link(f, PacketKind::Ack);
