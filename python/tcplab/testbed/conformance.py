@@ -257,11 +257,15 @@ def _kernel_defaults() -> dict[str, dict[str, Any]]:
     """Parameters that make a simulator algorithm what the bed runs under its name: the
     kernel's CUBIC is tcp_cubic.c (``variant = "linux"``: its integer window, jiffies and
     minimum-RTT target, its Reno-friendly rate) with HyStart on (the simulator's default CUBIC
-    is RFC 9438's, without HyStart), and each of tcplab's BPF ports runs its manifest's spec
-    (bpf/ports.toml): the Vegas family's kernel variant, for one, has no fine-grained
+    is RFC 9438's, without HyStart), its Reno tcp_cong.c's in whole segments (``variant =
+    "linux"``; the default is RFC 5681's in real numbers), and each of tcplab's BPF ports runs
+    its manifest's spec (bpf/ports.toml): the Vegas family's kernel variant, for one, has no fine-grained
     retransmission and cuts to 3/4 on every loss, where the paper variant retransmits on a
     timed-out duplicate ACK."""
-    out: dict[str, dict[str, Any]] = {"cubic": {"hystart": True, "variant": "linux"}}
+    out: dict[str, dict[str, Any]] = {
+        "cubic": {"hystart": True, "variant": "linux"},
+        "reno": {"variant": "linux"},
+    }
     native = {"reno", "cubic", "bbr"}  # the kernel's own modules run these
     for port in kernel_ports.load().ports:
         spec = dict(port.spec)
@@ -364,7 +368,10 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
         delivered = delivered_in_window(series, i, window) if len(series) else nan
         goodputs.append(delivered * 8 / length if length > 0 else nan)
         mine = series[(series["flow"] == i) & (series["time"] >= window[0]) & (series["time"] <= window[1])]
-        c = mine["cwnd"].to_numpy(float)
+        # In whole segments, as tcp_info reports the kernel's and as the simulated sender
+        # uses its own (it sends while in flight < floor(cwnd)): a fractional window's
+        # fraction would read about half a segment high (docs/kernel.md).
+        c = np.floor(mine["cwnd"].to_numpy(float))
         cwnds.append(float(np.nanmean(c)) if np.isfinite(c).any() else nan)
         r = mine["srtt"].to_numpy(float)
         rtts.append(r[np.isfinite(r) & (r > 0)])

@@ -16,6 +16,12 @@ pub fn ssthresh_of(st: &CcState) -> u64 {
     st.ssthresh.clamp(0.0, u32::MAX as f64).floor() as u64
 }
 
+/// `tcp_reno_ssthresh`: half the integer window (a shift), at least 2 segments. Its callers
+/// (`tcp_init_cwnd_reduction`, `tcp_enter_loss`) clear `snd_cwnd_cnt`: reset [`AiCredit`].
+pub fn reno_ssthresh(st: &CcState) -> u64 {
+    (cwnd_of(st) >> 1).max(2)
+}
+
 /// `tcp_slow_start`: cwnd grows by the segments acknowledged, up to ssthresh; returns
 /// the acknowledgements not used.
 pub fn slow_start(st: &mut CcState, acked: u32) -> u32 {

@@ -19,7 +19,9 @@
 //!   applies (the advertised window still limits the sender).
 
 use super::delay::Estimate;
-use super::linux_window::{after_slow_start, cwnd_of, slow_start, ssthresh_of, AiCredit};
+use super::linux_window::{
+    after_slow_start, cwnd_of, reno_ssthresh, slow_start, ssthresh_of, AiCredit,
+};
 use super::vegas::{AvoidanceRule, RoundView};
 use super::CcState;
 use crate::sim::Time;
@@ -111,7 +113,7 @@ impl LinuxVegas {
     /// `snd_cwnd_cnt`.
     pub fn loss_ssthresh(&mut self, st: &CcState) -> f64 {
         self.cwnd_cnt = AiCredit::default();
-        (cwnd_of(st) >> 1).max(2) as f64
+        reno_ssthresh(st) as f64
     }
 
     /// The base RTT (for `variables`).
