@@ -95,8 +95,9 @@ def _measured_receiver() -> dict[str, Any]:
 #: readable to the Python receiver's read, drawn for each read from the distribution measured
 #: with the kernel's read tracepoint (data/bed_receiver.json ``app_read``). Linux sends the ACK
 #: a second segment calls for only once the application has read, unless the unread data
-#: leaves the window whole; on the bed 84-97 % of Reno's and CUBIC's ACKs waited for a read
-#: (docs/kernel.md, "The receiver's reads").
+#: leaves the window whole; on the bed 96-97 % of Reno's and CUBIC's ACKs at the base point and
+#: 81 % of Reno's at 0.5 % loss waited for a read (docs/kernel.md, "The receiver's reads, and
+#: Reno in whole segments").
 BED_APP_READ: dict[str, Any] = {"kind": "empirical", "quantiles": _measured_receiver()["app_read"]}
 #: The bed receiver's kernel latency (``[tcp] ack_latency``): from the read or arrival an ACK
 #: answers to its departure, drawn per ACK (data/bed_receiver.json ``ack_latency``).

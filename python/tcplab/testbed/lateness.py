@@ -29,7 +29,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -169,7 +169,7 @@ def measure(algorithms: Sequence[str], seed: int, work: Path) -> list[RunLatenes
     return runs
 
 
-def document(runs: Sequence[RunLateness], when: str) -> dict[str, object]:
+def document(runs: Sequence[RunLateness], when: str = "") -> dict[str, object]:
     """The json document of ``conformance.BED_JITTER`` and ``BED_ACK_LATENCY``: the
     quantiles of each measure and how they were measured."""
     return {
@@ -181,7 +181,8 @@ def document(runs: Sequence[RunLateness], when: str) -> dict[str, object]:
             "exactly up to it, at h0. Quantiles at "
             f"{PROBABILITIES} probabilities of each measure pooled over the runs, below its {CUT:g} "
             "quantile. Measured by "
-            f"`python -m tcplab.testbed.lateness` ({when}) on the base point of linux/conformance "
+            f"`python -m tcplab.testbed.lateness` ({when or 'no date given'}) on the base point of "
+            "linux/conformance "
             "(10 Mb/s, 40 ms, 1 BDP)."
         ),
         "runs": [r.summary() for r in runs],
@@ -207,13 +208,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [a for a in algorithms if a not in cf.ALGORITHMS]
     if unknown:
         parser.error(f"--algorithms: {', '.join(unknown)} not in the matrix ({', '.join(cf.ALGORITHMS)})")
-    with tempfile.TemporaryDirectory(prefix="tcplab-lateness-") as tmp:
-        work = args.keep or Path(tmp)
-        doc = document(measure(algorithms, args.seed, work), args.when or "no date given")
-    args.out.write_text(json.dumps(doc, indent=1) + "\n")
+    write_measurement(
+        args.out,
+        args.keep,
+        "tcplab-lateness-",
+        lambda work: document(measure(algorithms, args.seed, work), args.when),
+    )
+    return 0
+
+
+def write_measurement(out: Path, keep: Path | None, prefix: str, run: Callable[[Path], dict]) -> None:
+    """Runs a bed measurement (``run(work)`` returns its json document) with its captures in
+    ``keep``, or in a temporary directory removed afterwards, writes the document to ``out``
+    and prints each run's summary."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        doc = run(keep or Path(tmp))
+    out.write_text(json.dumps(doc, indent=1) + "\n")
     for r in doc["runs"]:
         print(r)
-    return 0
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ the realtime clock on a machine that has no TAI offset set). Needs root, tracefs
 A read is a cluster of tracepoint events (one per buffer copied) less than ``CLUSTER`` apart;
 its time is the cluster's last event. Per run:
 
-- the read latency: for each read, from the arrival of the first data frame it found (the one
-  that woke the application) to the read;
+- the read latency: for each read, from the arrival of the first data frame since the read
+  before it that made data readable (advanced the in-order point: the one that woke the
+  application) to the read;
 - the kernel's ACK latency: for an ACK sent within ``REACTION`` of a read that came after the
   last arrival, the time from the read; for one sent within ``REACTION`` of an arrival, the
   time from that arrival;
@@ -23,16 +24,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import re
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from . import conformance as cf
 from . import lateness, net
@@ -50,30 +50,54 @@ EVENT = "tcp/tcp_rcv_space_adjust"
 _READ = re.compile(r" (\d+\.\d+): tcp_rcv_space_adjust: .*?sport=(\d+)")
 
 
+#: Per-CPU ring buffer while tracing (KB): a 35 s run writes about 3 MB of events.
+BUFFER_KB = 65536
+
+
 @contextlib.contextmanager
 def traced_reads(ports: range, out: Path) -> Iterator[None]:
     """Records ``EVENT`` on sockets whose local port is in ``ports`` into ``out`` while the
-    block runs, with the ``tai`` clock; restores the clock and disables the event after."""
+    block runs, with the ``tai`` clock. Whatever happens, the event is disabled and its filter
+    cleared, and tracing, the clock and the buffer size are restored to what they were; a
+    trace that lost events to a full buffer is an error, not a shorter measurement."""
     if not (TRACEFS / "trace").exists():
         subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=True)
     clock_file, event = TRACEFS / "trace_clock", TRACEFS / "events" / EVENT
+    saved = {
+        "tracing_on": (TRACEFS / "tracing_on").read_text().strip(),
+        "buffer_size_kb": (TRACEFS / "buffer_size_kb").read_text().strip(),
+    }
     clock = re.search(r"\[(\w+)\]", clock_file.read_text())
-    (TRACEFS / "tracing_on").write_text("0")
-    clock_file.write_text("tai")
-    (TRACEFS / "trace").write_text("")
-    (event / "filter").write_text(f"sport >= {ports.start} && sport < {ports.stop}")
-    (event / "enable").write_text("1")
-    (TRACEFS / "tracing_on").write_text("1")
+    text = ""
     try:
-        yield
-    finally:
         (TRACEFS / "tracing_on").write_text("0")
+        clock_file.write_text("tai")
+        (TRACEFS / "buffer_size_kb").write_text(str(BUFFER_KB))
+        (TRACEFS / "trace").write_text("")
+        (event / "filter").write_text(f"sport >= {ports.start} && sport < {ports.stop}")
+        (event / "enable").write_text("1")
+        (TRACEFS / "tracing_on").write_text("1")
+        yield
+        (TRACEFS / "tracing_on").write_text("0")
+        text = (TRACEFS / "trace").read_text()
+        overrun = sum(int(m) for m in re.findall(r"overrun: (\d+)", _per_cpu_stats()))
+        if overrun:
+            raise RuntimeError(f"the trace lost {overrun} events to a full buffer: raise BUFFER_KB")
+    finally:
         (event / "enable").write_text("0")
         (event / "filter").write_text("0")
-        out.write_text((TRACEFS / "trace").read_text())
         (TRACEFS / "trace").write_text("")
         if clock:
             clock_file.write_text(clock.group(1))
+        for name, value in saved.items():
+            if "(" not in value:  # buffer_size_kb reads "7 (expanded: 1408)" when never set
+                (TRACEFS / name).write_text(value)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text)
+
+
+def _per_cpu_stats() -> str:
+    return "".join(p.read_text() for p in sorted((TRACEFS / "per_cpu").glob("cpu*/stats")))
 
 
 def read_times(trace_text: str, port: int) -> np.ndarray:
@@ -114,19 +138,48 @@ class ReceiverRun:
         }
 
 
-def receiver_view(frames, reads: np.ndarray, label: str, window: tuple[float, float]) -> ReceiverRun:
+def readable_times(frames: pd.DataFrame, sender: bytes) -> np.ndarray:
+    """When data became readable at the receiver: the arrivals (at its capture) of the data
+    frames that advanced the in-order point, out-of-order data counted when a frame fills the
+    hole below it. Sequence numbers are taken relative to the first frame's, modulo 2^32."""
+    data = frames[(frames["src"] == sender) & (frames["len"] > 0)].sort_values("time")
+    if data.empty:
+        return np.array([])
+    seq = ((data["seq"].to_numpy(np.int64) - int(data["seq"].iloc[0])) % 2**32).tolist()
+    ends = [s + n for s, n in zip(seq, data["len"].to_numpy(np.int64).tolist(), strict=True)]
+    point, held, out = 0, {}, []
+    for t, s, e in zip(data["time"].to_numpy(), seq, ends, strict=True):
+        if s <= point < e:
+            point = e
+            while point in held:
+                point = held.pop(point)
+            out.append(t)
+        elif s > point:
+            held[s] = max(e, held.get(s, e))
+    return np.array(out)
+
+
+def receiver_view(
+    frames: pd.DataFrame, reads: np.ndarray, label: str, window: tuple[float, float]
+) -> ReceiverRun:
     """The receiver's reads and ACKs in ``window`` (seconds after the first data frame) from
-    its capture's ``frames`` (``lateness.read_frames``) and its ``reads``."""
+    its capture's ``frames`` (``lateness.read_frames``) and its ``reads``. A read's latency
+    counts from the first frame after the read before it that made data readable."""
     sender, receiver = lateness.address_bytes(net.SENDER_ADDR), lateness.address_bytes(net.RECEIVER_ADDR)
     arrivals = np.sort(frames.loc[(frames["src"] == sender) & (frames["len"] > 0), "time"].to_numpy())
+    if not len(arrivals):
+        raise ValueError(f"{label}: no data frames to measure")
+    readable = readable_times(frames, sender)
     acks = np.sort(frames.loc[(frames["src"] == receiver) & (frames["len"] == 0), "time"].to_numpy())
-    if not len(arrivals) or not len(reads):
-        raise ValueError(f"{label}: no data frames or no reads to measure")
     lo, hi = arrivals[0] + window[0], arrivals[0] + window[1]
     reads = reads[(reads > lo) & (reads < hi)]
-    first = np.searchsorted(arrivals, reads[:-1], side="right")
-    woke = (first < len(arrivals)) & (arrivals[np.minimum(first, len(arrivals) - 1)] < reads[1:])
-    read_latency = reads[1:][woke] - arrivals[first[woke]]
+    if len(reads) < 2:
+        raise ValueError(
+            f"{label}: {len(reads)} reads in the measured window: is the trace's clock (tai) the capture's?"
+        )
+    first = np.searchsorted(readable, reads[:-1], side="right")
+    woke = (first < len(readable)) & (readable[np.minimum(first, len(readable) - 1)] < reads[1:])
+    read_latency = reads[1:][woke] - readable[first[woke]]
     acks = acks[(acks > lo) & (acks < hi)]
     last_read = np.searchsorted(reads, acks, side="right") - 1
     last_arrival = np.searchsorted(arrivals, acks, side="right") - 1
@@ -150,34 +203,49 @@ def parse_entry(entry: str) -> tuple[str, cf.Point]:
     return algo, points[name]
 
 
+def entry_dir(work: Path, entry: str) -> Path:
+    """Where one entry's captures and trace are kept."""
+    return work / entry.replace("@", "_").replace(" ", "_").replace("%", "pc")
+
+
 def measure(entries: Sequence[str], seed: int, work: Path) -> list[ReceiverRun]:
-    """Runs each entry on the bed with the receiver's capture and reads traced (root)."""
+    """Runs each entry on the bed with the receiver's capture and reads traced (root), then
+    analyses what it kept."""
     from ..experiments.linux import LinuxConformance
     from .runner import run_scenario
 
-    runs = []
     for entry in entries:
         algo, point = parse_entry(entry)
-        out = work / entry.replace("@", "_").replace(" ", "_").replace("%", "pc")
+        out = entry_dir(work, entry)
         kernel = cf.kernel_scenario(LinuxConformance().scenario(point, algo, seed=seed))
         with traced_reads(range(BASE_PORT, BASE_PORT + 10), out / "reads.trace"):
             run_scenario(kernel, out_dir=out, native=True, receiver_capture=True)
+    return analyse(entries, seed, work)
+
+
+def analyse(entries: Sequence[str], seed: int, work: Path) -> list[ReceiverRun]:
+    """Each entry's receiver view from the capture and trace kept in ``work``."""
+    runs = []
+    for entry in entries:
+        algo, point = parse_entry(entry)
+        out = entry_dir(work, entry)
         frames = lateness.read_frames(out / lateness.RECEIVER_CAPTURE)
         reads = read_times((out / "reads.trace").read_text(), BASE_PORT)
-        label = f"{algo} on {point.name}, seed {seed}"
-        runs.append(receiver_view(frames, reads, label, point.measure))
+        runs.append(receiver_view(frames, reads, f"{algo} on {point.name}, seed {seed}", point.measure))
     return runs
 
 
-def document(runs: Sequence[ReceiverRun], when: str) -> dict[str, object]:
+def document(runs: Sequence[ReceiverRun], when: str = "") -> dict[str, object]:
     """The json document of ``conformance.BED_APP_READ`` and ``BED_ACK_LATENCY``."""
     return {
         "source": (
-            "app_read: the bed receiver's time from the arrival of the first data frame a read found "
-            "to the read (tracepoint tcp:tcp_rcv_space_adjust, clustered); ack_latency: its kernel's "
+            "app_read: the bed receiver's time from the arrival of the first data frame that made data "
+            "readable since the read before to the read (tracepoint tcp:tcp_rcv_space_adjust, "
+            "clustered); ack_latency: its kernel's "
             "time from the event an ACK answers (a read, or an arrival) to the ACK's departure, both "
             f"at h0. Quantiles at {lateness.PROBABILITIES} probabilities pooled over the runs, below "
-            f"the {lateness.CUT:g} quantile. Measured by `python -m tcplab.testbed.reads` ({when})."
+            f"the {lateness.CUT:g} quantile. Measured by `python -m tcplab.testbed.reads` "
+            f"({when or 'no date given'})."
         ),
         "runs": [r.summary() for r in runs],
         "app_read": lateness.distribution(r.read_latency for r in runs),
@@ -192,6 +260,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--when", default="", help="date, kernel and machine, for the provenance")
     parser.add_argument("--keep", type=Path, help="keep the captures and traces in this directory")
+    parser.add_argument(
+        "--analyse",
+        type=Path,
+        help="no bed runs: analyse the captures and traces an earlier --keep left here",
+    )
     args = parser.parse_args(argv)
     entries = [e for e in args.entries.split(",") if e]
     try:
@@ -199,12 +272,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             parse_entry(e)
     except ValueError as e:
         parser.error(f"--entries: {e}")
-    with tempfile.TemporaryDirectory(prefix="tcplab-reads-") as tmp:
-        work = args.keep or Path(tmp)
-        doc = document(measure(entries, args.seed, work), args.when or "no date given")
-    args.out.write_text(json.dumps(doc, indent=1) + "\n")
-    for r in doc["runs"]:
-        print(r)
+    if args.analyse is not None:
+        runs = analyse(entries, args.seed, args.analyse)
+        lateness.write_measurement(
+            args.out, args.analyse, "tcplab-reads-", lambda _: document(runs, args.when)
+        )
+        return 0
+    lateness.write_measurement(
+        args.out,
+        args.keep,
+        "tcplab-reads-",
+        lambda work: document(measure(entries, args.seed, work), args.when),
+    )
     return 0
 
 

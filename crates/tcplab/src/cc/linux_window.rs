@@ -18,7 +18,7 @@ pub fn ssthresh_of(st: &CcState) -> u64 {
 
 /// `tcp_reno_ssthresh`: half the integer window (a shift), at least 2 segments. Its callers
 /// (`tcp_init_cwnd_reduction`, `tcp_enter_loss`) clear `snd_cwnd_cnt`: reset [`AiCredit`].
-pub fn reno_ssthresh(st: &CcState) -> u64 {
+pub fn tcp_reno_ssthresh(st: &CcState) -> u64 {
     (cwnd_of(st) >> 1).max(2)
 }
 

@@ -142,7 +142,7 @@ impl CongestionControl for Reno {
             RenoVariant::Rfc5681 => reno_ssthresh(st, self.params.beta),
             RenoVariant::Linux => {
                 self.credit = AiCredit::default();
-                linux_window::reno_ssthresh(st) as f64
+                linux_window::tcp_reno_ssthresh(st) as f64
             }
         }
     }

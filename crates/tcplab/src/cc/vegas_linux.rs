@@ -20,7 +20,7 @@
 
 use super::delay::Estimate;
 use super::linux_window::{
-    after_slow_start, cwnd_of, reno_ssthresh, slow_start, ssthresh_of, AiCredit,
+    after_slow_start, cwnd_of, slow_start, ssthresh_of, tcp_reno_ssthresh, AiCredit,
 };
 use super::vegas::{AvoidanceRule, RoundView};
 use super::CcState;
@@ -113,7 +113,7 @@ impl LinuxVegas {
     /// `snd_cwnd_cnt`.
     pub fn loss_ssthresh(&mut self, st: &CcState) -> f64 {
         self.cwnd_cnt = AiCredit::default();
-        reno_ssthresh(st) as f64
+        tcp_reno_ssthresh(st) as f64
     }
 
     /// The base RTT (for `variables`).

@@ -43,7 +43,10 @@ pub struct TcpReceiver {
     ack_due: Option<Time>,
     /// The application, if it does not read at once (`app_read`).
     reader: Option<AppReader>,
-    /// The window the last ACK advertised, bytes (Linux `rcv_wnd`), for the reader's test.
+    /// The window Linux would have advertised in the last ACK, bytes (its `rcv_wnd`), for the
+    /// reader's test. The ACKs themselves carry the window without unread data subtracted, and
+    /// Linux's rule never to shrink an offered window is left out: the soft limit and the
+    /// buffer only grow here, so only unread data could shrink it.
     window_at_ack: u64,
     /// A full-sized segment with PSH waits for the read to be ACKed (`ICSK_ACK_PUSHED`).
     push_pending: bool,
@@ -295,12 +298,12 @@ impl TcpReceiver {
         }
     }
 
-    /// Whether an in-order segment that could wait for a delayed ACK is ACKed at once for
-    /// its PSH flag. Linux (>= 6.6, commit 4720852ed9af) marks a full-sized segment with
-    /// PSH as pushed (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`), and `tcp_cleanup_rbuf`
-    /// sends the ACK as soon as the application has read all received data. Only called
-    /// with no out-of-order data queued: the reader, always ready here, has then read
-    /// everything.
+    /// Whether an in-order segment that could wait for a delayed ACK is ACKed for its PSH
+    /// flag. Linux (>= 6.6, commit 4720852ed9af) marks a full-sized segment with PSH as
+    /// pushed (`tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`), and `tcp_cleanup_rbuf` sends
+    /// the ACK as soon as the application has read all received data: at once with an
+    /// application that reads at once, at the read with `app_read` (`on_read`). (Linux also
+    /// marks segments shorter than the one before as pushed; not modelled.)
     fn pushed(&self, pkt: &Packet) -> bool {
         self.push_ack && pkt.push() && pkt.payload >= self.mss
     }
@@ -341,9 +344,13 @@ impl TcpReceiver {
     }
 
     /// The application has read everything in order: Linux `tcp_cleanup_rbuf` sends the ACK
-    /// that waited for it (more than one full segment unacknowledged, or a pushed one).
+    /// that waited for it (more than one full segment unacknowledged, or a pushed one once
+    /// nothing is queued, out-of-order data included). Its other reason, a read that at least
+    /// doubles a window closed to under half the buffer, needs a nearly full buffer, which
+    /// the reader's tens of microseconds never leave.
     fn on_read(&mut self, now: Time) {
-        let due = self.unacked_in_order >= 2 || (self.push_pending && self.unacked_in_order > 0);
+        let pushed = self.push_pending && self.unacked_in_order > 0 && self.ooo.is_empty();
+        let due = self.unacked_in_order >= 2 || pushed;
         if self.ack_due.is_none() && due {
             self.ack_in_latency(now);
         }
@@ -409,8 +416,8 @@ impl TcpReceiver {
         self.unacked_in_order = 0;
         self.ack_due = None;
         self.push_pending = false;
-        if self.reader.is_some() {
-            let unread = self.unread_bytes(0);
+        if let Some(r) = &self.reader {
+            let unread = u64::from(r.unread()) * u64::from(self.mss);
             self.window_at_ack = self.window_now(unread);
         }
         self.delack.cancel();
