@@ -728,18 +728,25 @@ fn tshark_reads_the_pcap_and_counts_the_same_retransmissions() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Runs `PCAP_RENO` with `[tcp] stack = stack`, its pcaps into a directory named after the
+/// test; returns the directory and the records.
+fn pcap_reno_with_stack(test: &str, stack: &str) -> (PathBuf, RunRecords) {
+    let dir = out_dir(&format!("{test}_{stack}"));
+    let text = PCAP_RENO.replace(
+        "[topology]",
+        &format!("[tcp]\nstack = \"{stack}\"\n[topology]"),
+    );
+    let rec = run_scenario_with_output(&text, None, &dir).unwrap();
+    (dir, rec)
+}
+
 /// The linux profile's sender marks the end of its ACK-triggered bursts and of the transfer
 /// with PSH (`app_push = "burst"`), which tshark reads as the TCP flag; the ns2 profile's
 /// segments carry none.
 #[test]
 fn tshark_reads_the_psh_flags_of_the_linux_profile() {
     let pushed_of = |stack: &str| {
-        let dir = out_dir(&format!("pcap_psh_{stack}"));
-        let text = PCAP_RENO.replace(
-            "[topology]",
-            &format!("[tcp]\nstack = \"{stack}\"\n[topology]"),
-        );
-        let rec = run_scenario_with_output(&text, None, &dir).unwrap();
+        let (dir, rec) = pcap_reno_with_stack("pcap_psh", stack);
         let fields = tshark(&[
             "-r",
             &dir.join("data.pcap").to_string_lossy(),
@@ -859,12 +866,7 @@ fn wire_segments(file: &str) -> Vec<WireSegment> {
 #[test]
 fn tshark_reads_the_timestamps_and_sack_blocks_of_the_linux_profile() {
     let capture = |stack: &str| {
-        let dir = out_dir(&format!("pcap_options_{stack}"));
-        let text = PCAP_RENO.replace(
-            "[topology]",
-            &format!("[tcp]\nstack = \"{stack}\"\n[topology]"),
-        );
-        let rec = run_scenario_with_output(&text, None, &dir).unwrap();
+        let (dir, rec) = pcap_reno_with_stack("pcap_options", stack);
         let file = |name: &str| dir.join(name).to_string_lossy().into_owned();
         let (data, acks) = (
             wire_segments(&file("data.pcap")),

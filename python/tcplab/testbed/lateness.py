@@ -196,13 +196,20 @@ def address_bytes(dotted: str) -> bytes:
     return bytes(int(x) for x in dotted.split("."))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path, help="the json to write (e.g. testbed/data/bed_jitter.json)")
-    parser.add_argument("--algorithms", default=",".join(ALGORITHMS), help="comma-separated, of the matrix's")
+def measurement_parser(doc: str, data_file: str) -> argparse.ArgumentParser:
+    """The options every bed measurement takes: the json to write (``data_file`` as the
+    example), the seed, the provenance's date and where to keep the captures."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    parser.add_argument("out", type=Path, help=f"the json to write (e.g. testbed/data/{data_file})")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--when", default="", help="date, kernel and machine, for the provenance")
-    parser.add_argument("--keep", type=Path, help="keep the captures in this directory")
+    parser.add_argument("--keep", type=Path, help="keep the captures (and traces) in this directory")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = measurement_parser(__doc__, "bed_jitter.json")
+    parser.add_argument("--algorithms", default=",".join(ALGORITHMS), help="comma-separated, of the matrix's")
     args = parser.parse_args(argv)
     algorithms = [a for a in args.algorithms.split(",") if a]
     unknown = [a for a in algorithms if a not in cf.ALGORITHMS]

@@ -22,7 +22,6 @@ its time is the cluster's last event. Per run:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import re
 import subprocess
@@ -254,12 +253,8 @@ def document(runs: Sequence[ReceiverRun], when: str = "") -> dict[str, object]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path, help="the json to write (e.g. testbed/data/bed_receiver.json)")
+    parser = lateness.measurement_parser(__doc__, "bed_receiver.json")
     parser.add_argument("--entries", default=",".join(ENTRIES), help="comma-separated algo@point")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--when", default="", help="date, kernel and machine, for the provenance")
-    parser.add_argument("--keep", type=Path, help="keep the captures and traces in this directory")
     parser.add_argument(
         "--analyse",
         type=Path,

@@ -311,9 +311,13 @@ impl TcpReceiver {
     /// In-order bytes not read yet, the segment of `payload` bytes just queued included (an
     /// application that reads at once has read all but that one).
     fn unread_bytes(&self, payload: u64) -> u64 {
-        self.reader
-            .as_ref()
-            .map_or(payload, |r| u64::from(r.unread()) * u64::from(self.mss))
+        self.reader_unread_bytes().unwrap_or(payload)
+    }
+
+    /// In-order bytes the late application has not read yet (None: it reads at once).
+    fn reader_unread_bytes(&self) -> Option<u64> {
+        let mss = u64::from(self.mss);
+        self.reader.as_ref().map(|r| u64::from(r.unread()) * mss)
     }
 
     /// The window an ACK would advertise with `unread` bytes not read yet (Linux
@@ -416,8 +420,7 @@ impl TcpReceiver {
         self.unacked_in_order = 0;
         self.ack_due = None;
         self.push_pending = false;
-        if let Some(r) = &self.reader {
-            let unread = u64::from(r.unread()) * u64::from(self.mss);
+        if let Some(unread) = self.reader_unread_bytes() {
             self.window_at_ack = self.window_now(unread);
         }
         self.delack.cancel();
