@@ -200,6 +200,8 @@ def experiments() -> None:
         status = Text("ready", "green") if not missing else Text(f"needs: {', '.join(missing)}", "yellow")
         if e.on_kernel:
             status.append(f" · kernel test bed: root and --kernel, {e.kernel_time or 'real time'}")
+            if archived := e.archived_kernel_runs(quick=False):
+                status.append(f" · without --kernel: against {archived} archived kernel runs")
         table.add_row(Text(e.name), Text(label(e.paper)), Text(e.title), status)
     console.print(table)
     console.print("papers (docs/papers.md):", markup=False, highlight=False)
@@ -246,8 +248,13 @@ def reproduce(
         ex = make_executor(executor, jobs, address)
     except (KeyError, ValueError, RuntimeError) as e:
         fail(str(e.args[0] if e.args else e))
+    # Without --kernel, an experiment whose kernel runs are archived compares its simulated
+    # runs with the archive (testbed/archive.py) instead of being left out.
+    archived = (
+        {} if kernel else {e.name: n for e in chosen if e.on_kernel and (n := e.archived_kernel_runs(quick))}
+    )
     if not kernel:
-        named = [e.name for e in chosen if e.on_kernel and e.name in names]
+        named = [e.name for e in chosen if e.on_kernel and e.name in names and e.name not in archived]
         if named:
             e = next(e for e in chosen if e.name == named[0])
             fail(
@@ -257,11 +264,16 @@ def reproduce(
     writable_dir(report, "--report")
     writable_dir(store or DEFAULT_ROOT, "--store")
     caps = capabilities()
-    skipped = [] if kernel else [e for e in chosen if e.on_kernel]
-    ready = [e for e in chosen if not e.missing(caps) and e not in skipped]
-    blocked = [e for e in chosen if e.missing(caps) and e not in skipped]
+    skipped = [] if kernel else [e for e in chosen if e.on_kernel and e.name not in archived]
+
+    def lacks(e) -> list[str]:
+        # (An archived experiment's simulated side needs no test bed.)
+        return [m for m in e.missing(caps) if not (e.name in archived and m == "testbed:kernel")]
+
+    ready = [e for e in chosen if not lacks(e) and e not in skipped]
+    blocked = [e for e in chosen if lacks(e) and e not in skipped]
     for e in blocked:
-        if e.explicit and "testbed:kernel" in e.missing(caps):
+        if e.explicit and "testbed:kernel" in lacks(e):
             from .testbed.available import missing_tools
 
             why = "root" if os.geteuid() != 0 else ""
@@ -273,6 +285,12 @@ def reproduce(
             )
     t0 = time.perf_counter()
     planned = plan(ready, quick)
+    if not kernel:
+        planned = [p for p in planned if p.backend == "sim"]
+    for name, n in archived.items():
+        console.print(
+            f"{name}: the kernel side from {n} archived kernel runs (--kernel measures them afresh, as root)"
+        )
     rs = _store(store)
     n_jobs = jobs or os.cpu_count() or 1
     failures: list[str] = []
@@ -280,7 +298,7 @@ def reproduce(
     t1 = time.perf_counter()
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
     outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)
-    outcomes += [Outcome(e, status="needs: " + ", ".join(e.missing(caps))) for e in blocked]
+    outcomes += [Outcome(e, status="needs: " + ", ".join(lacks(e))) for e in blocked]
     outcomes += [Outcome(e, status="not run: kernel test bed (--kernel)") for e in skipped]
     order = {e.name: i for i, e in enumerate(chosen)}
     outcomes.sort(key=lambda o: order[o.experiment.name])

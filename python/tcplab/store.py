@@ -13,6 +13,7 @@ leaves no stale claim.
 
 from __future__ import annotations
 
+import datetime
 import fcntl
 import hashlib
 import json
@@ -41,6 +42,22 @@ def run_key(canonical_toml: str, engine_version: str = _engine.ENGINE_VERSION) -
     h.update(b"\n")
     h.update(canonical_toml.encode())
     return h.hexdigest()[:32]
+
+
+#: Versions the test bed's measurements in kernel runs' store keys: a kernel run is keyed
+#: by the document the bed ran (not by the engine's version or canonical form, so a new
+#: simulator never re-runs hours of real-time measurements); bump it when what the bed
+#: measures changes (testbed-3: flows from traffic.py, every one connected before any sends;
+#: testbed-4: the sampler looks each connection up instead of dumping the socket table).
+TESTBED_VERSION = "testbed-4"
+
+
+def kernel_run_key(source_toml: str, backend: str) -> str:
+    """The store key of a run on the kernel test bed (``backend`` "kernel" or
+    "kernel-native"): the document the bed runs, as the experiment wrote it, and the bed's
+    version. The key also names the run in the archive of kernel measurements
+    (testbed/archive.py)."""
+    return run_key(f"{source_toml}\n# backend = {backend}\n", TESTBED_VERSION)
 
 
 class ResultStore:
@@ -149,6 +166,11 @@ class ResultStore:
                 setattr(run, name, part)
                 start += t.num_rows
         return runs
+
+    def stored_on(self, key: str) -> str:
+        """The day the run was stored (ISO date), from its files."""
+        stamp = (self._dir(key) / "meta.json").stat().st_mtime
+        return datetime.date.fromtimestamp(stamp).isoformat()
 
     def info(self, key: str) -> dict[str, Any]:
         return json.loads((self._dir(key) / "meta.json").read_text())

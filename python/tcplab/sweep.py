@@ -22,7 +22,7 @@ from .executors import Executor, Task
 from .experiments.ablation import AblatedExperiment, QuickControl, ablated, explain
 from .experiments.base import Experiment, Outcome
 from .result import Result
-from .store import ResultStore, RunClaim, run_key
+from .store import ResultStore, RunClaim, kernel_run_key, run_key
 from .worker_pool import worker_pool
 
 _COLUMNS = (
@@ -47,14 +47,6 @@ class Planned:
     source: str = ""
 
 
-#: Versions the test bed's measurements in kernel runs' store keys: a kernel run is keyed
-#: by the document the bed ran (not by the engine's version or canonical form, so a new
-#: simulator never re-runs hours of real-time measurements); bump it when what the bed
-#: measures changes (testbed-3: flows from traffic.py, every one connected before any sends;
-#: testbed-4: the sampler looks each connection up instead of dumping the socket table).
-TESTBED_VERSION = "testbed-4"
-
-
 def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
     """Every run of the experiments and of their ablations (tcplab.experiments.ablation).
     A kernel run's key differs from the simulated run of the same scenario."""
@@ -66,7 +58,7 @@ def plan(experiments: list[Experiment], quick: bool) -> list[Planned]:
                 key, source = run_key(canonical), ""
             else:
                 source = run.scenario.to_toml()
-                key = run_key(f"{source}\n# backend = {run.backend}\n", TESTBED_VERSION)
+                key = kernel_run_key(source, run.backend)
             out.append(Planned(exp, run.params, key, canonical, run.backend, source))
     return out
 

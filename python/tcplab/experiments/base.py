@@ -159,6 +159,12 @@ class Experiment(ABC):
         run only when asked (``tcplab reproduce --kernel``)."""
         return "testbed:kernel" in self.needs
 
+    def archived_kernel_runs(self, quick: bool) -> int:
+        """How many of the experiment's kernel runs the archive of kernel measurements holds
+        (testbed/archive.py): with some, it runs without ``--kernel`` (and without root),
+        comparing its simulated runs with the archived ones."""
+        return 0
+
     def missing(self, capabilities: dict[str, list[str]]) -> list[str]:
         """The needed mechanisms this engine build lacks."""
         out = []

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..result import Result
+from ..store import TESTBED_VERSION, ResultStore, kernel_run_key
+from ..testbed import archive as kernel_archive
 from ..testbed import conformance as cf
 from ..testbed import equivalence as eq
 from . import register
@@ -69,6 +72,7 @@ class LinuxConformance(Experiment):
         burst: str | None = cf.BED_BURST,
         ack_latency: float | dict[str, Any] | None = cf.BED_ACK_LATENCY,
         app_read: float | dict[str, Any] | None = cf.BED_APP_READ,
+        archive: Path | None = kernel_archive.ARCHIVE,
     ):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it
         out); ``jitter``: the simulator's bottleneck jitter, both directions (None: none);
@@ -76,7 +80,9 @@ class LinuxConformance(Experiment):
         none); ``ack_latency``: the simulated receivers' ACK latency, seconds or a distribution
         (the bed's measured distribution by default; None: none); ``app_read``: how long the
         simulated receiving applications take to read (the same kinds; the bed's by default;
-        None: they read at once)."""
+        None: they read at once); ``archive``: the archived kernel runs to compare with where
+        the store lacks a kernel run (testbed/archive.py; None: only stored runs)."""
+        self.archive = archive
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
         self.jitter = jitter
         self.burst = burst
@@ -127,11 +133,64 @@ class LinuxConformance(Experiment):
                 sim = self.scenario(point, algo, seed=1 + repeat)
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
                 out.append(Run({**params, "backend": "sim"}, sim))
-                out.append(Run({**params, "backend": "kernel"}, cf.kernel_scenario(sim), "kernel-native"))
+                out.append(self._kernel_run(params, sim))
                 for name, model in models.items():
                     ablation = self.scenario(point, algo, seed=1 + repeat, **model)
                     out.append(Run({**params, "backend": "sim", "model": name}, ablation))
         return out
+
+    @staticmethod
+    def _kernel_run(params: dict[str, Any], sim) -> Run:
+        """The kernel's run of the matrix entry whose simulated side is ``sim``."""
+        return Run({**params, "backend": "kernel"}, cf.kernel_scenario(sim), "kernel-native")
+
+    def kernel_keys(self, quick: bool) -> dict[tuple[str, str, int], str]:
+        """The store key of every kernel run of the matrix, by (scenario, algorithm, repeat)."""
+        out = {}
+        for repeat in range(cf.repeats(quick)):
+            for point, algo in cf.entries(quick):
+                params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
+                run = self._kernel_run(params, self.scenario(point, algo, seed=1 + repeat))
+                out[(point.name, algo, repeat)] = kernel_run_key(run.scenario.to_toml(), run.backend)
+        return out
+
+    def archived(self, quick: bool) -> dict[tuple[str, str, int], kernel_archive.Archived]:
+        """The kernel runs of the matrix that the archive holds, by (scenario, algorithm,
+        repeat)."""
+        held = kernel_archive.load(self.archive) if self.archive is not None else {}
+        if not held:
+            return {}
+        return {entry: held[key] for entry, key in self.kernel_keys(quick).items() if key in held}
+
+    def archived_kernel_runs(self, quick: bool) -> int:
+        return len(self.archived(quick))
+
+    def archive_rows(self, store: ResultStore) -> list[dict[str, Any]]:
+        """Archive rows (testbed/archive.py) of the kernel runs of the matrix, full and quick,
+        that ``store`` holds."""
+        rows = []
+        for quick in (False, True):
+            points = {p.name: p for p in cf.matrix(quick)}
+            for (name, algo, repeat), key in self.kernel_keys(quick).items():
+                if not store.has(key):
+                    continue
+                res = store.load(key)
+                point = points[name]
+                segment = float(res.meta.get("snd_mss", cf.MSS))
+                figures = cf.metrics(res, point.rate_mbps * 1e6, point.measure, segment)
+                rows.append(
+                    kernel_archive.to_row(
+                        figures,
+                        key=key,
+                        scenario=name,
+                        algorithm=algo,
+                        repeat=repeat,
+                        measured=res.meta.get("measured") or store.stored_on(key),
+                        kernel=res.meta.get("kernel_release") or "unknown",
+                        testbed=TESTBED_VERSION,
+                    )
+                )
+        return rows
 
     def analyze(self, results: Results, quick: bool) -> Outcome:
         out = Outcome(self)
@@ -148,7 +207,10 @@ class LinuxConformance(Experiment):
             figures[(*key, side)].append(cf.metrics(res, point.rate_mbps * 1e6, point.measure, segment))
             if point.name == "base" and params["repeat"] == 0 and side in ("kernel", "sim"):
                 traces[key[1]][side] = res
+        from_archive = self._from_archive(results, quick, points, figures)
         rows = self._compare(entries, figures, "sim")
+        if from_archive:
+            out.notes.append(archive_note(from_archive, self.archive))
         if not rows:
             out.notes.append("No pair of kernel and simulator runs is stored: nothing to compare.")
             return out
@@ -213,6 +275,20 @@ class LinuxConformance(Experiment):
         )
         return out
 
+    def _from_archive(self, results: Results, quick: bool, points, figures) -> list[kernel_archive.Archived]:
+        """Adds the archived figures of the kernel runs the store lacks (a run measured
+        afresh takes precedence) to ``figures``; returns those used."""
+        stored = {
+            (p["scenario"], p["algorithm"], p["repeat"]) for p, _ in results if p["backend"] == "kernel"
+        }
+        used = []
+        for (name, algo, repeat), held in sorted(self.archived(quick).items(), key=lambda e: e[0][2]):
+            if (name, algo, repeat) in stored or (name, algo) not in points:
+                continue
+            figures[(name, algo, "kernel")].append(held.figures)
+            used.append(held)
+        return used
+
     def _compare(self, entries, figures, side: str) -> list[dict[str, Any]]:
         """One row per matrix entry with both the kernel's runs and ``side``'s."""
         return [
@@ -275,6 +351,21 @@ class LinuxConformance(Experiment):
             ax.legend(fontsize=7)
         fig.tight_layout()
         return Figure("cwnd", fig, "cwnd of the base point's flow: kernel (solid) and simulator (dashed)")
+
+
+def archive_note(used: list[kernel_archive.Archived], path: Path | None) -> str:
+    """Where the kernel side came from when the archive supplied part of it."""
+    dates = sorted({a.measured for a in used})
+    kernels = sorted({a.kernel for a in used})
+    beds = sorted({a.testbed for a in used})
+    when = dates[0] if len(dates) == 1 else f"{dates[0]} to {dates[-1]}"
+    where = "python/tcplab/testbed/data/" + path.name if path == kernel_archive.ARCHIVE else str(path)
+    return (
+        f"Kernel side: {len(used)} run(s) from the archive of kernel measurements ({where}; measured "
+        f"{when} on Linux {', '.join(kernels)}, {', '.join(beds)}), not measured in this reproduction; "
+        "the rest, if any, from the store. `tcplab reproduce linux/conformance --kernel` measures them "
+        "afresh (root), and `tcplab testbed archive` adds a store's kernel runs to the archive."
+    )
 
 
 def _short(verdict: str) -> str:

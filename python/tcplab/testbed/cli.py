@@ -39,6 +39,30 @@ def run_cmd(
     typer.echo(r.flows[cols].to_string(index=False))
 
 
+@app.command("archive")
+def archive_cmd(
+    store: Annotated[Path, typer.Option(help="Result store holding linux/conformance's kernel runs.")] = Path(
+        "results"
+    ),
+    archive: Annotated[Path | None, typer.Option(help="The archive (default: the package's).")] = None,
+) -> None:
+    """Add the kernel runs of linux/conformance that a store holds to the archive of kernel
+    measurements (their figures, when and on which kernel), so that the comparison can be made
+    again without the test bed: ``tcplab reproduce linux/conformance`` without --kernel uses it."""
+    from ..experiments.linux import LinuxConformance
+    from ..store import ResultStore
+    from . import archive as kernel_archive
+
+    if not (store / "runs").is_dir():
+        _fail(f"--store {store}: not a result store (no runs/ directory)")
+    target = archive or kernel_archive.ARCHIVE
+    rows = LinuxConformance(archive=target).archive_rows(ResultStore(store))
+    if not rows:
+        _fail(f"--store {store} holds no kernel run of linux/conformance's matrix (full or quick)")
+    added, replaced = kernel_archive.merge(rows, target)
+    typer.echo(f"{target}: {added} kernel run(s) added, {replaced} replaced")
+
+
 @app.command("cleanup")
 def cleanup_cmd() -> None:
     """Remove what runs whose process is gone left behind (namespaces, their processes,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import platform
 import subprocess
 import sys
 import tempfile
@@ -424,6 +426,9 @@ def _records(
         "mtu": p.mtu,
         "snd_mss": max(snd_mss) if snd_mss else np.nan,
         "rtt_source": "tcp_info srtt sampled every sample_interval",
+        # Where and when: the archive of kernel measurements keeps them (testbed/archive.py).
+        "kernel_release": platform.release(),
+        "measured": datetime.date.today().isoformat(),
         **(extra or {}),
     }
     return Result(meta=meta, **tables)

@@ -1,0 +1,106 @@
+"""The kernel side of linux/conformance, kept in the repository.
+
+The matrix takes about 3.5 h of real time on the test bed, and its runs live in a result
+store, which a new machine does not have: one session's 350 kernel runs were lost with the
+machine that held them. The archive keeps each kernel run's normalised figures
+(``conformance.Figures``, all the comparison needs), named by the run's store key (the
+document the bed ran and the bed's version, ``store.kernel_run_key``) and with when and on
+which kernel it was measured. linux/conformance compares fresh simulated runs with it when
+the store lacks a kernel run, on any machine and without root, and says so; a run measured
+afresh always takes precedence. A changed matrix point or bed version changes the key, so
+figures of another set-up are never used for it.
+
+``tcplab testbed archive`` adds a store's kernel runs to it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+import pandas as pd
+
+from .conformance import Figures
+
+#: The archive in the package (python/tcplab/testbed/data/).
+ARCHIVE = Path(__file__).with_name("data") / "conformance_kernel.csv"
+
+#: Where a run was measured, beside its figures.
+PROVENANCE = ("key", "scenario", "algorithm", "repeat", "measured", "kernel", "testbed")
+#: The figures' scalar fields, one column each (the shares are ``share_0``, ``share_1``, ...).
+_SCALARS = tuple(f.name for f in fields(Figures) if f.name not in ("shares", "seed"))
+
+
+@dataclass(frozen=True)
+class Archived:
+    """One archived kernel run: its figures and where they come from."""
+
+    figures: Figures
+    measured: str
+    kernel: str
+    testbed: str
+
+
+def to_row(figures: Figures, **provenance: object) -> dict[str, object]:
+    """One archive row: the provenance columns (``PROVENANCE``), then the figures."""
+    missing = set(PROVENANCE) - set(provenance)
+    if missing:
+        raise ValueError(f"an archive row needs {', '.join(sorted(missing))}")
+    row: dict[str, object] = {k: provenance[k] for k in PROVENANCE}
+    row["seed"] = figures.seed
+    row |= {name: getattr(figures, name) for name in _SCALARS}
+    row |= {f"share_{i}": s for i, s in enumerate(figures.shares)}
+    return row
+
+
+def from_row(row: dict[str, object]) -> Figures:
+    """The figures of one archive row (a missing value is NaN, as in a fresh run's)."""
+
+    def number(name: str) -> float:
+        v = row.get(name)
+        return float(v) if v is not None and v == v else math.nan  # (NaN != NaN)
+
+    shares = []
+    while f"share_{len(shares)}" in row and row[f"share_{len(shares)}"] == row[f"share_{len(shares)}"]:
+        shares.append(float(row[f"share_{len(shares)}"]))  # type: ignore[arg-type]
+    seed = row.get("seed")
+    return Figures(
+        **{name: number(name) for name in _SCALARS},
+        shares=shares,
+        seed=int(seed) if seed is not None and seed == seed else None,  # type: ignore[arg-type]
+    )
+
+
+def load(path: Path = ARCHIVE) -> dict[str, Archived]:
+    """The archived runs by store key (none if there is no archive)."""
+    if not path.exists():
+        return {}
+    frame = pd.read_csv(path, dtype={"key": str, "measured": str, "kernel": str, "testbed": str})
+    out = {}
+    for row in frame.to_dict("records"):
+        out[str(row["key"])] = Archived(
+            from_row(row), str(row["measured"]), str(row["kernel"]), str(row["testbed"])
+        )
+    return out
+
+
+def merge(rows: list[dict[str, object]], path: Path = ARCHIVE) -> tuple[int, int]:
+    """Adds ``rows`` to the archive, a row replacing the archived one of the same key;
+    returns (rows added, rows replaced). The file is rewritten whole, sorted by experiment
+    entry, so that its diff shows what changed."""
+    old = pd.read_csv(path, dtype={"key": str}) if path.exists() else pd.DataFrame(columns=["key"])
+    new = pd.DataFrame(rows)
+    if len(new) and new["key"].duplicated().any():
+        raise ValueError("two rows of the same run (store key) in one merge")
+    replaced = int(old["key"].isin(new["key"]).sum()) if len(new) else 0
+    kept = old[~old["key"].isin(new["key"])] if len(new) else old
+    both = pd.concat([kept, new], ignore_index=True) if len(kept) else new
+    shares = sorted((c for c in both.columns if c.startswith("share_")), key=lambda c: int(c[6:]))
+    columns = [*PROVENANCE, "seed", *_SCALARS, *shares]
+    both = both.reindex(columns=columns).sort_values(["algorithm", "scenario", "repeat", "key"])
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    both.to_csv(tmp, index=False, float_format="%.10g")
+    tmp.replace(path)  # (whole or not at all)
+    return len(new) - replaced, replaced

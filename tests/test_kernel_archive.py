@@ -1,0 +1,210 @@
+"""The archive of kernel measurements (testbed/archive.py): linux/conformance compared with
+archived kernel runs when the store has none, without the test bed."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+from test_conformance import _synthetic
+
+from tcplab.experiments.base import Outcome
+from tcplab.experiments.linux import LinuxConformance
+from tcplab.store import TESTBED_VERSION, ResultStore
+from tcplab.tables import TABLES, encode_frames
+from tcplab.testbed import archive
+from tcplab.testbed import conformance as cf
+
+PROVENANCE = {"measured": "2026-11-27", "kernel": "6.18.0-test", "testbed": TESTBED_VERSION}
+
+
+def _figures(**changes) -> cf.Figures:
+    base = cf.metrics(_synthetic([4e6, 5e6]), 10e6, (2.0, 10.0), 1000.0)
+    return replace(base, seed=3, **changes)
+
+
+def _same(a: cf.Figures, b: cf.Figures) -> bool:
+    """Equal figure by figure (to the archive's ten digits; NaN equal to NaN)."""
+    for name in a.__dataclass_fields__:
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, float) and math.isnan(x):
+            same = isinstance(y, float) and math.isnan(y)
+        elif isinstance(x, float | list):
+            same = x == pytest.approx(y, rel=1e-9)
+        else:
+            same = x == y
+        if not same:
+            return False
+    return True
+
+
+def test_figures_survive_the_archive_file_whole(tmp_path):
+    """Every figure, the shares, the seed and a missing value (NaN) come back as they went in."""
+    path = tmp_path / "kernel.csv"
+    two = _figures(random_drop_rate=float("nan"))
+    one = replace(_figures(), shares=[], seed=None)
+    rows = [
+        archive.to_row(two, key="k2", scenario="2 flows", algorithm="reno", repeat=2, **PROVENANCE),
+        archive.to_row(one, key="k1", scenario="base", algorithm="reno", repeat=0, **PROVENANCE),
+    ]
+    assert archive.merge(rows, path) == (2, 0)
+    held = archive.load(path)
+    assert set(held) == {"k1", "k2"}
+    assert _same(held["k2"].figures, two) and held["k2"].figures.shares == pytest.approx(two.shares)
+    assert _same(held["k1"].figures, one) and held["k1"].figures.shares == []
+    assert held["k1"].kernel == "6.18.0-test" and held["k1"].measured == "2026-11-27"
+
+
+def test_a_run_archived_again_replaces_its_row_and_bad_rows_are_refused(tmp_path):
+    path = tmp_path / "kernel.csv"
+    row = archive.to_row(_figures(), key="k", scenario="base", algorithm="reno", repeat=0, **PROVENANCE)
+    archive.merge([row], path)
+    again = archive.to_row(
+        _figures(utilisation=0.5), key="k", scenario="base", algorithm="reno", repeat=0, **PROVENANCE
+    )
+    assert archive.merge([again], path) == (0, 1)
+    assert archive.load(path)["k"].figures.utilisation == 0.5 and len(pd.read_csv(path)) == 1
+    with pytest.raises(ValueError, match="same run"):
+        archive.merge([row, row], path)
+    with pytest.raises(ValueError, match="needs kernel"):
+        archive.to_row(
+            _figures(), key="k", scenario="base", algorithm="reno", repeat=0, measured="x", testbed="t"
+        )
+    assert archive.load(tmp_path / "none.csv") == {}, "no archive: nothing archived"
+
+
+def _archive_quick_matrix(exp: LinuxConformance, figures: cf.Figures, only: str = "base") -> int:
+    keys = exp.kernel_keys(quick=True)
+    rows = [
+        archive.to_row(replace(figures, seed=1 + r), key=k, scenario=s, algorithm=a, repeat=r, **PROVENANCE)
+        for (s, a, r), k in keys.items()
+        if s == only and a == "reno"
+    ]
+    archive.merge(rows, exp.archive)
+    return len(rows)
+
+
+def test_simulated_runs_are_compared_with_the_archive_where_the_store_has_no_kernel_run(tmp_path):
+    exp = LinuxConformance(archive=tmp_path / "kernel.csv")
+    point = cf.matrix(quick=True)[0]
+    run = _synthetic([9e6], retrans=(100,))
+    n = _archive_quick_matrix(exp, cf.metrics(run, 10e6, point.measure, 1000.0))
+    assert n == cf.repeats(True) and exp.archived_kernel_runs(quick=True) == n
+    sims = [
+        ({"scenario": point.name, "algorithm": "reno", "repeat": r, "backend": "sim"}, run)
+        for r in range(cf.repeats(True))
+    ]
+    out = exp.analyze(sims, quick=True)
+    table = out.tables["every figure, both sides"]
+    reno = table[(table["algorithm"] == "reno") & (table["scenario"] == point.name)]
+    assert len(reno) == 1, "the archived kernel side was compared"
+    note = next(n for n in out.notes if n.startswith("Kernel side"))
+    assert f"{n} run(s) from the archive" in note and "6.18.0-test" in note and "2026-11-27" in note
+    # Without an archive the same simulated runs have nothing to be compared with.
+    bare = LinuxConformance(archive=None).analyze(sims, quick=True)
+    assert "every figure, both sides" not in bare.tables
+
+
+def test_a_kernel_run_measured_afresh_takes_precedence_over_the_archive(tmp_path):
+    exp = LinuxConformance(archive=tmp_path / "kernel.csv")
+    point = cf.matrix(quick=True)[0]
+    stored = _synthetic([9e6], retrans=(100,))
+    stored.meta["snd_mss"] = 1000
+    _archive_quick_matrix(
+        exp, replace(cf.metrics(stored, 10e6, point.measure, 1000.0), retransmissions=900.0)
+    )
+    results = [
+        ({"scenario": point.name, "algorithm": "reno", "repeat": r, "backend": b}, stored)
+        for r in range(cf.repeats(True))
+        for b in ("kernel", "sim")
+    ]
+    out = exp.analyze(results, quick=True)
+    table = out.tables["every figure, both sides"]
+    row = table[(table["algorithm"] == "reno") & (table["scenario"] == point.name)].iloc[0]
+    assert row["retransmissions_kernel"] == 100, "the stored runs, not the archived 900"
+    assert not any(n.startswith("Kernel side") for n in out.notes)
+
+
+def test_the_archive_takes_a_stores_kernel_runs_by_their_keys(tmp_path):
+    """``tcplab testbed archive`` reads the kernel runs of the matrix from a store: each under
+    its store key, with the day and kernel it was measured on."""
+    from typer.testing import CliRunner
+
+    from tcplab.cli import app
+
+    exp = LinuxConformance()
+    store = ResultStore(tmp_path / "store")
+    point = cf.matrix(quick=True)[0]
+    res = _synthetic([9e6], retrans=(100,))
+    res.meta.update({"snd_mss": 1000, "seed": 1, "kernel_release": "6.18.0-bed", "measured": "2026-11-26"})
+    key = exp.kernel_keys(quick=True)[(point.name, "cubic", 0)]
+    frames = {name: getattr(res, name, None) for name in TABLES}
+    store.put_encoded(key, encode_frames(frames, res.meta), {"experiment": exp.name})
+    target = tmp_path / "kernel.csv"
+    runner = CliRunner()
+    r = runner.invoke(app, ["testbed", "archive", "--store", str(store.root), "--archive", str(target)])
+    assert r.exit_code == 0, r.output
+    assert "1 kernel run(s) added, 0 replaced" in r.output
+    held = archive.load(target)[key]
+    assert held.kernel == "6.18.0-bed" and held.measured == "2026-11-26"
+    assert held.figures.retransmissions == 100 and held.figures.seed == 1
+    frame = pd.read_csv(target)
+    assert frame.loc[0, "scenario"] == point.name and frame.loc[0, "algorithm"] == "cubic"
+    r = runner.invoke(
+        app, ["testbed", "archive", "--store", str(tmp_path / "nothing"), "--archive", str(target)]
+    )
+    assert r.exit_code == 2 and "not a result store" in r.output
+    empty = ResultStore(tmp_path / "empty")
+    (empty.root / "runs").mkdir(parents=True)
+    r = runner.invoke(app, ["testbed", "archive", "--store", str(empty.root), "--archive", str(target)])
+    assert r.exit_code == 2 and "holds no kernel run" in r.output
+
+
+def test_reproduce_without_kernel_simulates_only_and_needs_no_root_when_archived(monkeypatch, tmp_path):
+    import os
+
+    from typer.testing import CliRunner
+
+    import tcplab
+    from tcplab import sweep
+    from tcplab.cli import app
+
+    monkeypatch.setattr(
+        tcplab, "capabilities", lambda: {"testbed": [], "cc": [], "queue": [], "topology": []}
+    )
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    planned_backends: list[str] = []
+
+    def execute_plan(planned, *args, **kwargs):
+        planned_backends.extend(p.backend for p in planned)
+        return 0, 0
+
+    monkeypatch.setattr(sweep, "execute_plan", execute_plan)
+    monkeypatch.setattr(sweep, "analyze", lambda experiments, *a, **k: [Outcome(e) for e in experiments])
+    args = ["reproduce", "linux/conformance", "--quick", "--store", str(tmp_path / "s")]
+    args += ["--report", str(tmp_path / "r")]
+    monkeypatch.setattr(LinuxConformance, "archived_kernel_runs", lambda self, quick: 0)
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 2 and "add --kernel" in r.output, "nothing archived: as before"
+    monkeypatch.setattr(LinuxConformance, "archived_kernel_runs", lambda self, quick: 6)
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert "6 archived kernel runs" in r.output
+    assert planned_backends and set(planned_backends) == {"sim"}, "the bed is not touched"
+
+
+def test_the_packaged_archive_is_readable_and_keyed_to_this_matrix():
+    """Every archived run names a run of the full matrix as it is now (a changed point would
+    have left its rows unused), and every row has its provenance."""
+    held = archive.load()
+    if not held:
+        pytest.fail("the package ships an archive of kernel measurements")
+    keys = set(LinuxConformance().kernel_keys(quick=False).values())
+    frame = pd.read_csv(archive.ARCHIVE)
+    assert set(frame["key"]) <= keys, "rows of another matrix or bed version"
+    assert frame[list(archive.PROVENANCE)].notna().all().all()
+    assert (frame["testbed"] == TESTBED_VERSION).all()
+    assert np.isfinite(frame["utilisation"]).all() and (frame["utilisation"] > 0).all()
