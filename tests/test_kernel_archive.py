@@ -12,7 +12,7 @@ import pytest
 from test_conformance import _synthetic
 
 from tcplab.experiments.base import Outcome
-from tcplab.experiments.linux import LinuxConformance
+from tcplab.experiments.linux import LinuxConformance, run_figures
 from tcplab.store import TESTBED_VERSION, ResultStore
 from tcplab.tables import TABLES, encode_frames
 from tcplab.testbed import archive
@@ -101,11 +101,40 @@ def test_simulated_runs_are_compared_with_the_archive_where_the_store_has_no_ker
     table = out.tables["every figure, both sides"]
     reno = table[(table["algorithm"] == "reno") & (table["scenario"] == point.name)]
     assert len(reno) == 1, "the archived kernel side was compared"
+    assert reno.iloc[0]["runs"] == f"{n}/{n}" and reno.iloc[0]["retransmissions_kernel"] == 100
     note = next(n for n in out.notes if n.startswith("Kernel side"))
     assert f"{n} run(s) from the archive" in note and "6.18.0-test" in note and "2026-11-27" in note
     # Without an archive the same simulated runs have nothing to be compared with.
     bare = LinuxConformance(archive=None).analyze(sims, quick=True)
     assert "every figure, both sides" not in bare.tables
+
+
+def test_archived_runs_at_a_random_loss_point_are_paired_with_the_simulated_runs_by_seed(tmp_path):
+    """At a random-loss point both sides of one seed lose the same packets: the archived kernel
+    runs keep their seeds, so the comparison stays seed by seed."""
+    exp = LinuxConformance(archive=tmp_path / "kernel.csv")
+    point = next(p for p in cf.matrix(quick=True) if p.loss > 0)
+    sims = []
+    for r in range(cf.repeats(True)):
+        run = _synthetic([(3 + r) * 1e6], retrans=(50 + r,))
+        run.meta["seed"] = 1 + r
+        sims.append(({"scenario": point.name, "algorithm": "reno", "repeat": r, "backend": "sim"}, run))
+    keys = exp.kernel_keys(quick=True)
+    rows = [
+        archive.to_row(
+            run_figures(res, point, kernel=False),
+            key=keys[(point.name, "reno", p["repeat"])],
+            scenario=point.name,
+            algorithm="reno",
+            repeat=p["repeat"],
+            **PROVENANCE,
+        )
+        for p, res in sims
+    ]
+    archive.merge(rows, exp.archive)
+    table = exp.analyze(sims, quick=True).tables["every figure, both sides"]
+    row = table[(table["algorithm"] == "reno") & (table["scenario"] == point.name)].iloc[0]
+    assert row["compared"] == "by seed" and row["retransmissions_check"] == "pass"
 
 
 def test_a_kernel_run_measured_afresh_takes_precedence_over_the_archive(tmp_path):
@@ -156,11 +185,15 @@ def test_the_archive_takes_a_stores_kernel_runs_by_their_keys(tmp_path):
     r = runner.invoke(
         app, ["testbed", "archive", "--store", str(tmp_path / "nothing"), "--archive", str(target)]
     )
-    assert r.exit_code == 2 and "not a result store" in r.output
-    empty = ResultStore(tmp_path / "empty")
-    (empty.root / "runs").mkdir(parents=True)
-    r = runner.invoke(app, ["testbed", "archive", "--store", str(empty.root), "--archive", str(target)])
+    assert r.exit_code == 2 and "does not exist" in r.output
+    other = ResultStore(tmp_path / "other")
+    other.put_encoded("0" * 32, encode_frames(frames, res.meta), {"experiment": "code/fig9"})
+    r = runner.invoke(app, ["testbed", "archive", "--store", str(other.root), "--archive", str(target)])
     assert r.exit_code == 2 and "holds no kernel run" in r.output
+    wrong = tmp_path / "wrong.csv"
+    wrong.write_text("a,b\n1,2\n")
+    r = runner.invoke(app, ["testbed", "archive", "--store", str(store.root), "--archive", str(wrong)])
+    assert r.exit_code == 2 and f"--archive {wrong}" in r.output and "no column key" in r.output
 
 
 def test_reproduce_without_kernel_simulates_only_and_needs_no_root_when_archived(monkeypatch, tmp_path):
@@ -183,7 +216,13 @@ def test_reproduce_without_kernel_simulates_only_and_needs_no_root_when_archived
         return 0, 0
 
     monkeypatch.setattr(sweep, "execute_plan", execute_plan)
-    monkeypatch.setattr(sweep, "analyze", lambda experiments, *a, **k: [Outcome(e) for e in experiments])
+    analysed: list = []
+
+    def analyze(experiments, planned, *args, **kwargs):
+        analysed.extend(planned)
+        return [Outcome(e) for e in experiments]
+
+    monkeypatch.setattr(sweep, "analyze", analyze)
     args = ["reproduce", "linux/conformance", "--quick", "--store", str(tmp_path / "s")]
     args += ["--report", str(tmp_path / "r")]
     monkeypatch.setattr(LinuxConformance, "archived_kernel_runs", lambda self, quick: 0)
@@ -192,8 +231,20 @@ def test_reproduce_without_kernel_simulates_only_and_needs_no_root_when_archived
     monkeypatch.setattr(LinuxConformance, "archived_kernel_runs", lambda self, quick: 6)
     r = CliRunner().invoke(app, args)
     assert r.exit_code == 0, r.output
-    assert "6 archived kernel runs" in r.output
+    assert "from the 6 archived ones" in " ".join(r.output.split())
     assert planned_backends and set(planned_backends) == {"sim"}, "the bed is not touched"
+    assert analysed and {p.backend for p in analysed} == {"sim"}, "no kernel run stored yet"
+    # A kernel run already in the store is analysed (it takes precedence over the archive).
+    kernel_run = next(p for p in sweep.plan([LinuxConformance()], quick=True) if p.backend != "sim")
+    res = _synthetic([9e6])
+    frames = {name: getattr(res, name, None) for name in TABLES}
+    ResultStore(tmp_path / "s").put_encoded(kernel_run.key, encode_frames(frames, res.meta), {})
+    planned_backends.clear()
+    analysed.clear()
+    r = CliRunner().invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert set(planned_backends) == {"sim"}
+    assert [p.key for p in analysed if p.backend != "sim"] == [kernel_run.key]
 
 
 def test_the_packaged_archive_is_readable_and_keyed_to_this_matrix():
@@ -202,9 +253,12 @@ def test_the_packaged_archive_is_readable_and_keyed_to_this_matrix():
     held = archive.load()
     if not held:
         pytest.fail("the package ships an archive of kernel measurements")
-    keys = set(LinuxConformance().kernel_keys(quick=False).values())
-    frame = pd.read_csv(archive.ARCHIVE)
-    assert set(frame["key"]) <= keys, "rows of another matrix or bed version"
+    keys = LinuxConformance().kernel_keys(quick=False)
+    frame = pd.read_csv(archive.ARCHIVE, dtype={"key": str})
+    for row in frame.itertuples():
+        entry = (row.scenario, row.algorithm, row.repeat)
+        assert keys.get(entry) == row.key, f"{entry}: a row of another matrix or bed version"
+        assert row.seed == row.repeat + 1, "seeds pair the sides at the random-loss points"
     assert frame[list(archive.PROVENANCE)].notna().all().all()
     assert (frame["testbed"] == TESTBED_VERSION).all()
     assert np.isfinite(frame["utilisation"]).all() and (frame["utilisation"] > 0).all()

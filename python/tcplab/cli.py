@@ -285,16 +285,19 @@ def reproduce(
             )
     t0 = time.perf_counter()
     planned = plan(ready, quick)
-    if not kernel:
-        planned = [p for p in planned if p.backend == "sim"]
     for name, n in archived.items():
         console.print(
-            f"{name}: the kernel side from {n} archived kernel runs (--kernel measures them afresh, as root)"
+            f"{name}: kernel runs from the store where it has them, else from the {n} archived ones; "
+            "entries with neither are left out (--kernel measures them afresh, as root)"
         )
     rs = _store(store)
     n_jobs = jobs or os.cpu_count() or 1
     failures: list[str] = []
-    reused, executed = execute_plan(planned, rs, ex, failures=failures)
+    # Without --kernel nothing runs on the bed, but kernel runs already stored are analysed.
+    to_run = planned if kernel else [p for p in planned if p.backend == "sim"]
+    reused, executed = execute_plan(to_run, rs, ex, failures=failures)
+    if not kernel:
+        planned = [p for p in planned if p.backend == "sim" or rs.has(p.key)]
     t1 = time.perf_counter()
     console.print(f"{len(planned)} runs planned: {reused} reused from {rs.root}/, {executed} simulated")
     outcomes = analyze(ready, planned, rs, quick, jobs=n_jobs)

@@ -1,9 +1,11 @@
 """linux/conformance: the simulator's ``linux`` TCP profile against the kernel itself.
 
 Not a paper's experiment: tcplab's own check that the simulator, run with ``[tcp] stack =
-"linux"``, reproduces what Linux's TCP does on the namespace test bed (docs/kernel.md). It
-needs root and runs in real time, so it runs only when named (``tcplab reproduce
-linux/conformance`` or ``tcplab reproduce linux``), never as part of ``all``.
+"linux"``, reproduces what Linux's TCP does on the namespace test bed (docs/kernel.md). Its
+kernel runs need root and run in real time, so it runs only when named (``tcplab reproduce
+linux/conformance`` or ``tcplab reproduce linux``), never as part of ``all``; without
+``--kernel`` its simulated runs are compared with the kernel runs archived in the repository
+(testbed/archive.py) and with those already stored.
 """
 
 from __future__ import annotations
@@ -59,7 +61,8 @@ class LinuxConformance(Experiment):
         "brings Linux's TSO deferral, PSH rule and SACK compression); beside the matrix it runs "
         "each entry again without each of "
         "these, and with engine 0.3.3's model, 6.18 receiver, against the same kernel runs. "
-        "Quick: three 12 s points. Needs root; runs only when named."
+        "Quick: three 12 s points. The kernel runs need root (--kernel); without it, the archived "
+        "kernel runs (python/tcplab/testbed/data/conformance_kernel.csv) stand in. Runs only when named."
     )
     needs = ("testbed:kernel",)
     explicit = True
@@ -175,18 +178,16 @@ class LinuxConformance(Experiment):
                 if not store.has(key):
                     continue
                 res = store.load(key)
-                point = points[name]
-                segment = float(res.meta.get("snd_mss", cf.MSS))
-                figures = cf.metrics(res, point.rate_mbps * 1e6, point.measure, segment)
                 rows.append(
                     kernel_archive.to_row(
-                        figures,
+                        run_figures(res, points[name], kernel=True),
                         key=key,
                         scenario=name,
                         algorithm=algo,
                         repeat=repeat,
-                        measured=res.meta.get("measured") or store.stored_on(key),
-                        kernel=res.meta.get("kernel_release") or "unknown",
+                        # (Runs from before the bed recorded them: the day they were stored.)
+                        measured=res.meta.get("measured") or f"{store.stored_on(key)} (stored)",
+                        kernel=res.meta.get("kernel_release") or "unrecorded",
                         testbed=TESTBED_VERSION,
                     )
                 )
@@ -201,10 +202,10 @@ class LinuxConformance(Experiment):
         for params, res in sorted(results, key=lambda r: r[0]["repeat"]):
             key = (params["scenario"], params["algorithm"])
             point, side = points[key], params["backend"]
-            segment = float(res.meta.get("snd_mss", cf.MSS)) if side == "kernel" else float(cf.MSS)
+            one = run_figures(res, point, kernel=side == "kernel")
             if "model" in params:  # a bed-model ablation's simulated run
                 side = f"sim: {params['model']}"
-            figures[(*key, side)].append(cf.metrics(res, point.rate_mbps * 1e6, point.measure, segment))
+            figures[(*key, side)].append(one)
             if point.name == "base" and params["repeat"] == 0 and side in ("kernel", "sim"):
                 traces[key[1]][side] = res
         from_archive = self._from_archive(results, quick, points, figures)
@@ -353,6 +354,13 @@ class LinuxConformance(Experiment):
         return Figure("cwnd", fig, "cwnd of the base point's flow: kernel (solid) and simulator (dashed)")
 
 
+def run_figures(res: Result, point: cf.Point, kernel: bool) -> cf.Figures:
+    """One run's normalised figures at its matrix point: a kernel run's segments are its
+    ``snd_mss``, the simulator's the matrix's MSS."""
+    segment = float(res.meta.get("snd_mss", cf.MSS)) if kernel else float(cf.MSS)
+    return cf.metrics(res, point.rate_mbps * 1e6, point.measure, segment)
+
+
 def archive_note(used: list[kernel_archive.Archived], path: Path | None) -> str:
     """Where the kernel side came from when the archive supplied part of it."""
     dates = sorted({a.measured for a in used})
@@ -362,7 +370,7 @@ def archive_note(used: list[kernel_archive.Archived], path: Path | None) -> str:
     where = "python/tcplab/testbed/data/" + path.name if path == kernel_archive.ARCHIVE else str(path)
     return (
         f"Kernel side: {len(used)} run(s) from the archive of kernel measurements ({where}; measured "
-        f"{when} on Linux {', '.join(kernels)}, {', '.join(beds)}), not measured in this reproduction; "
+        f"{when}, kernel {', '.join(kernels)}, {', '.join(beds)}), not measured in this reproduction; "
         "the rest, if any, from the store. `tcplab reproduce linux/conformance --kernel` measures them "
         "afresh (root), and `tcplab testbed archive` adds a store's kernel runs to the archive."
     )

@@ -72,11 +72,20 @@ def from_row(row: dict[str, object]) -> Figures:
     )
 
 
+def _read(path: Path) -> pd.DataFrame:
+    """The archive file's rows; a file without the archive's columns is an error naming them."""
+    frame = pd.read_csv(path, dtype={"key": str, "measured": str, "kernel": str, "testbed": str})
+    missing = [c for c in (*PROVENANCE, *_SCALARS) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"not an archive of kernel measurements: no column {', '.join(missing)}")
+    return frame
+
+
 def load(path: Path = ARCHIVE) -> dict[str, Archived]:
     """The archived runs by store key (none if there is no archive)."""
     if not path.exists():
         return {}
-    frame = pd.read_csv(path, dtype={"key": str, "measured": str, "kernel": str, "testbed": str})
+    frame = _read(path)
     out = {}
     for row in frame.to_dict("records"):
         out[str(row["key"])] = Archived(
@@ -87,12 +96,13 @@ def load(path: Path = ARCHIVE) -> dict[str, Archived]:
 
 def merge(rows: list[dict[str, object]], path: Path = ARCHIVE) -> tuple[int, int]:
     """Adds ``rows`` to the archive, a row replacing the archived one of the same key;
-    returns (rows added, rows replaced). The file is rewritten whole, sorted by experiment
-    entry, so that its diff shows what changed."""
-    old = pd.read_csv(path, dtype={"key": str}) if path.exists() else pd.DataFrame(columns=["key"])
+    returns (rows added, rows replaced). The file is rewritten whole, sorted by algorithm,
+    scenario, repeat and key, so that its diff shows what changed."""
+    old = _read(path) if path.exists() else pd.DataFrame(columns=["key"])
     new = pd.DataFrame(rows)
     if len(new) and new["key"].duplicated().any():
-        raise ValueError("two rows of the same run (store key) in one merge")
+        twice = new.loc[new["key"].duplicated(), "key"].iloc[0]
+        raise ValueError(f"two rows of the same run (store key {twice}) in one merge")
     replaced = int(old["key"].isin(new["key"]).sum()) if len(new) else 0
     kept = old[~old["key"].isin(new["key"])] if len(new) else old
     both = pd.concat([kept, new], ignore_index=True) if len(kept) else new

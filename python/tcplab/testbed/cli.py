@@ -49,17 +49,19 @@ def archive_cmd(
     """Add the kernel runs of linux/conformance that a store holds to the archive of kernel
     measurements (their figures, when and on which kernel), so that the comparison can be made
     again without the test bed: ``tcplab reproduce linux/conformance`` without --kernel uses it."""
+    from ..cli import _existing_store
     from ..experiments.linux import LinuxConformance
-    from ..store import ResultStore
     from . import archive as kernel_archive
 
-    if not (store / "runs").is_dir():
-        _fail(f"--store {store}: not a result store (no runs/ directory)")
+    rs = _existing_store(store, need_runs=True)
     target = archive or kernel_archive.ARCHIVE
-    rows = LinuxConformance(archive=target).archive_rows(ResultStore(store))
+    rows = LinuxConformance(archive=target).archive_rows(rs)
     if not rows:
         _fail(f"--store {store} holds no kernel run of linux/conformance's matrix (full or quick)")
-    added, replaced = kernel_archive.merge(rows, target)
+    try:
+        added, replaced = kernel_archive.merge(rows, target)
+    except (OSError, ValueError) as e:
+        _fail(f"--archive {target}: {e}")
     typer.echo(f"{target}: {added} kernel run(s) added, {replaced} replaced")
 
 
