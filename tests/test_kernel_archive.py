@@ -262,3 +262,16 @@ def test_the_packaged_archive_is_readable_and_keyed_to_this_matrix():
     assert frame[list(archive.PROVENANCE)].notna().all().all()
     assert (frame["testbed"] == TESTBED_VERSION).all()
     assert np.isfinite(frame["utilisation"]).all() and (frame["utilisation"] > 0).all()
+
+
+def test_the_archive_keys_are_the_keys_the_sweep_stores_kernel_runs_under():
+    """An archived run is found by the key its kernel run is stored under (sweep.plan)."""
+    from tcplab import sweep
+
+    exp = LinuxConformance()
+    planned = {
+        (p.params["scenario"], p.params["algorithm"], p.params["repeat"]): p.key
+        for p in sweep.plan([exp], quick=True)
+        if p.backend != "sim"
+    }
+    assert planned and exp.kernel_keys(quick=True) == planned
