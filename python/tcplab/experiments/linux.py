@@ -130,32 +130,30 @@ class LinuxConformance(Experiment):
         interrupted matrix keeps what it finished; ``tcplab reproduce --kernel`` runs them)."""
         out = []
         models = self.bed_models()
-        # Repeat-major: an interrupted matrix has every entry at least as often as any other.
+        for point, algo, params, sim, kernel in self._matrix(quick):
+            out += [Run({**params, "backend": "sim"}, sim), kernel]
+            for name, model in models.items():
+                ablation = self.scenario(point, algo, seed=1 + params["repeat"], **model)
+                out.append(Run({**params, "backend": "sim", "model": name}, ablation))
+        return out
+
+    def _matrix(self, quick: bool):
+        """Each matrix entry and repeat: (point, algorithm, parameters, its simulated scenario,
+        its kernel run). Repeat-major: an interrupted matrix has every entry at least as often
+        as any other."""
         for repeat in range(cf.repeats(quick)):
             for point, algo in cf.entries(quick):
                 sim = self.scenario(point, algo, seed=1 + repeat)
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
-                out.append(Run({**params, "backend": "sim"}, sim))
-                out.append(self._kernel_run(params, sim))
-                for name, model in models.items():
-                    ablation = self.scenario(point, algo, seed=1 + repeat, **model)
-                    out.append(Run({**params, "backend": "sim", "model": name}, ablation))
-        return out
-
-    @staticmethod
-    def _kernel_run(params: dict[str, Any], sim) -> Run:
-        """The kernel's run of the matrix entry whose simulated side is ``sim``."""
-        return Run({**params, "backend": "kernel"}, cf.kernel_scenario(sim), "kernel-native")
+                kernel = Run({**params, "backend": "kernel"}, cf.kernel_scenario(sim), "kernel-native")
+                yield point, algo, params, sim, kernel
 
     def kernel_keys(self, quick: bool) -> dict[tuple[str, str, int], str]:
         """The store key of every kernel run of the matrix, by (scenario, algorithm, repeat)."""
-        out = {}
-        for repeat in range(cf.repeats(quick)):
-            for point, algo in cf.entries(quick):
-                params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
-                run = self._kernel_run(params, self.scenario(point, algo, seed=1 + repeat))
-                out[(point.name, algo, repeat)] = kernel_run_key(run.scenario.to_toml(), run.backend)
-        return out
+        return {
+            (point.name, algo, params["repeat"]): kernel_run_key(kernel.scenario.to_toml(), kernel.backend)
+            for point, algo, params, _, kernel in self._matrix(quick)
+        }
 
     def archived(self, quick: bool) -> dict[tuple[str, str, int], kernel_archive.Archived]:
         """The kernel runs of the matrix that the archive holds, by (scenario, algorithm,

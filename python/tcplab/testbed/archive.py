@@ -61,14 +61,14 @@ def from_row(row: dict[str, object]) -> Figures:
         v = row.get(name)
         return float(v) if v is not None and v == v else math.nan  # (NaN != NaN)
 
-    shares = []
-    while f"share_{len(shares)}" in row and row[f"share_{len(shares)}"] == row[f"share_{len(shares)}"]:
-        shares.append(float(row[f"share_{len(shares)}"]))  # type: ignore[arg-type]
-    seed = row.get("seed")
+    shares: list[float] = []
+    while not math.isnan(share := number(f"share_{len(shares)}")):  # (a one-flow run has none)
+        shares.append(share)
+    seed = number("seed")
     return Figures(
         **{name: number(name) for name in _SCALARS},
         shares=shares,
-        seed=int(seed) if seed is not None and seed == seed else None,  # type: ignore[arg-type]
+        seed=None if math.isnan(seed) else int(seed),
     )
 
 
