@@ -17,8 +17,10 @@ acknowledged, put in the same tables), so the definitions are the conformance re
 
 Kernel figures come from the result store of ``tcplab reproduce --kernel linux/conformance``
 (``--kernel-store``: the kernel runs of each point, by the point's duration, through the
-same ``cf.metrics``); without one, or for points it lacks, the kernel columns are empty and a
-later run of this script fills them.
+same ``cf.metrics``) and, for the entries the store lacks, from the archive of kernel
+measurements (python/tcplab/testbed/data/conformance_kernel.csv, ``--archive``: figures only,
+so the bandwidth estimate and the trace figure's kernel line need stored runs); an entry in
+neither has empty kernel columns, and a later run of this script fills them.
 
 Run it with the project's interpreter (tcplab and its engine installed). bench/.venv only
 provides the ns3 wheel that bench/ns3/dumbbell is built against (created on first use, as
@@ -47,6 +49,7 @@ import run as bench  # bench/run.py: this script's directory is first on sys.pat
 import tcplab
 from tcplab.result import Result
 from tcplab.tables import TABLES
+from tcplab.testbed import archive as kernel_archive
 from tcplab.testbed import conformance as cf
 
 ALGORITHMS = ("bbr", "bbr+cubic")
@@ -128,6 +131,22 @@ def run_ns3(binary: Path, doc: dict[str, Any]) -> Result:
 
 
 # ----------------------------------------------------------------------------- kernel
+
+
+def archived_figures(archive: Path | None, quick: bool) -> Callable[[cf.Point, str], list[cf.Figures]]:
+    """The archived kernel figures of a matrix entry, repeat by repeat (none without an
+    archive): those archived under the entry's own kernel run keys."""
+    if archive is None:
+        return lambda point, algo: []
+    from tcplab.experiments.linux import LinuxConformance
+
+    held = LinuxConformance(archive=archive).archived(quick)
+
+    def lookup(point: cf.Point, algo: str) -> list[cf.Figures]:
+        mine = {repeat: a for (name, al, repeat), a in held.items() if (name, al) == (point.name, algo)}
+        return [mine[repeat].figures for repeat in sorted(mine)]
+
+    return lookup
 
 
 def kernel_runs(store_dir: Path | None) -> Callable[[cf.Point, str], list[Result]]:
@@ -343,9 +362,15 @@ def pacing_rate_bps(res: Result) -> pd.DataFrame:
 
 
 def measure(
-    point: cf.Point, algo: str, seeds: int, ns3_bin: Path, kernel: Callable[[cf.Point, str], list[Result]]
+    point: cf.Point,
+    algo: str,
+    seeds: int,
+    ns3_bin: Path,
+    kernel: Callable[[cf.Point, str], list[Result]],
+    archived: Callable[[cf.Point, str], list[cf.Figures]],
 ) -> Entry:
-    """Every side's runs of one entry, as figures; the first run's traces."""
+    """Every side's runs of one entry, as figures; the first run's traces. The kernel's are
+    its stored runs or, without any, its archived figures."""
     rate, window = point.rate_mbps * 1e6, point.measure
     entry = Entry(point, algo, {side: [] for side in SIDES}, {}, {side: [] for side in SIDES})
 
@@ -356,10 +381,13 @@ def measure(
 
     for res in kernel(point, algo):
         add("kernel", res, kernel_segment(res))
+    if not entry.figures["kernel"]:
+        entry.figures["kernel"] = archived(point, algo)
     for seed in range(1, seeds + 1):
         # Exact links for both simulators: ns-3's dumbbell has no jitter and no token bucket
-        # (the conformance report's tcplab side runs the bed's, docs/kernel.md).
-        sc = cf.scenario(point, algo, seed=seed, jitter=None, burst=None)
+        # (the conformance report's tcplab side runs the bed's, docs/kernel.md), and a sender
+        # and receiver per flow (the bed and the report's tcplab side have one for all).
+        sc = cf.scenario(point, algo, seed=seed, jitter=None, burst=None, shared_hosts=False)
         add("tcplab", tcplab.run(sc), float(cf.MSS))
         add("ns3", run_ns3(ns3_bin, sc.doc), float(cf.MSS))
     return entry
@@ -370,6 +398,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="the conformance matrix's quick points")
     ap.add_argument("--seeds", type=int, default=3, help="runs per entry in each simulator (seeds 1..n)")
     ap.add_argument("--kernel-store", type=Path, help="result store of the kernel conformance runs")
+    ap.add_argument(
+        "--archive",
+        type=Path,
+        default=kernel_archive.ARCHIVE,
+        help="archive of kernel measurements for the entries the store lacks (default: the packaged one)",
+    )
+    ap.add_argument("--no-archive", action="store_true", help="only stored kernel runs")
     ap.add_argument("--out", type=Path, default=bench.OUT / "bbr", help="directory of the CSV and table")
     ap.add_argument("--figure", type=Path, help="the trace figure (default: in --out)")
     ap.add_argument("--no-build", action="store_true", help="use bench/ns3/build/dumbbell as it is")
@@ -381,10 +416,13 @@ def main(argv: list[str] | None = None) -> None:
     if not args.no_build:
         bench.build_ns3(bench.ensure_venv())
     ns3_bin = bench.NS3_BUILD / "dumbbell"
+    if not args.no_archive and not args.archive.is_file():
+        ap.error(f"--archive: {args.archive} is not a file")
     kernel = kernel_runs(args.kernel_store)
+    archived = archived_figures(None if args.no_archive else args.archive, args.quick)
     done: list[Entry] = []
     for point, algo in entries(args.quick):
-        e = measure(point, algo, args.seeds, ns3_bin, kernel)
+        e = measure(point, algo, args.seeds, ns3_bin, kernel, archived)
         done.append(e)
         print(
             f"{point.name:>18} {algo:<9} runs {'/'.join(str(len(e.figures[s])) for s in SIDES)}", flush=True

@@ -70,9 +70,24 @@ def test_the_table_without_kernel_runs_leaves_the_kernel_blank():
     assert "(no kernel runs)" in table
 
 
+def test_archived_kernel_figures_fill_the_kernel_column_in_repeat_order():
+    from tcplab.testbed import archive
+
+    lookup = side.archived_figures(archive.ARCHIVE, quick=False)
+    runs = lookup(point("base"), "bbr")
+    assert [f.seed for f in runs] == [1, 2, 3, 4, 5]  # the archive's five runs, repeat by repeat
+    assert all(0.9 < f.utilisation <= 1.01 for f in runs)
+    assert lookup(point("base"), "reno") != runs  # each entry its own runs
+    assert side.archived_figures(None, quick=False)(point("base"), "bbr") == []
+
+
 @pytest.mark.parametrize(
     "argv, named",
-    [(["--seeds", "0"], "--seeds: 0"), (["--kernel-store", "/nonexistent/store"], "--kernel-store")],
+    [
+        (["--seeds", "0"], "--seeds: 0"),
+        (["--kernel-store", "/nonexistent/store"], "--kernel-store"),
+        (["--archive", "/nonexistent/archive.csv"], "--archive"),
+    ],
 )
 def test_bad_arguments_exit_2_naming_the_option(argv, named, capsys):
     with pytest.raises(SystemExit) as e:

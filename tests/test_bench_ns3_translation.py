@@ -30,7 +30,7 @@ def point(name: str) -> cf.Point:
 
 
 def test_the_base_point_against_cubic_keeps_segments_frames_buffer_and_seed():
-    doc = cf.scenario(point("base"), "bbr+cubic", seed=2, jitter=None, burst=None).doc
+    doc = cf.scenario(point("base"), "bbr+cubic", seed=2, jitter=None, burst=None, shared_hosts=False).doc
     a = args_of(doc)
     assert a["cc"] == "bbr,cubic"
     assert a["stack"] == "linux"
@@ -50,10 +50,11 @@ def test_the_base_point_against_cubic_keeps_segments_frames_buffer_and_seed():
 
 
 def test_loss_and_staggered_starts_are_carried():
-    lossy = cf.scenario(point("loss 0.5%"), "bbr", jitter=None, burst=None).doc
+    lossy = cf.scenario(point("loss 0.5%"), "bbr", jitter=None, burst=None, shared_hosts=False).doc
     assert lossy["topology"]["bottleneck"]["loss"]["stream"] == "drand48"  # ns-3 draws its own
     assert args_of(lossy)["loss"] == "0.005"
-    staggered = args_of(cf.scenario(point("2 flows staggered"), "bbr", jitter=None, burst=None).doc)
+    apart = cf.scenario(point("2 flows staggered"), "bbr", jitter=None, burst=None, shared_hosts=False)
+    staggered = args_of(apart.doc)
     assert staggered["starts"] == "0.0,5.0"
     assert staggered["cc"] == "bbr,bbr"
 
@@ -83,10 +84,11 @@ def test_the_suite_scenarios_translate_as_before():
         (lambda d: d["topology"]["bottleneck"].update(jitter={"kind": "uniform", "max": "1ms"}), "jitter"),
         (lambda d: d["topology"]["bottleneck"].update(burst="3ms"), "burst"),
         (lambda d: d["flows"][0].update(schedule=[[0, 1]]), "schedule"),
+        (lambda d: d["flows"][1].update(src="s0", dst="d0"), "its own sender and receiver"),
     ],
 )
 def test_what_ns3_cannot_model_is_refused_by_name(change, message):
-    doc = cf.scenario(point("base"), "bbr+cubic", jitter=None, burst=None).doc
+    doc = cf.scenario(point("base"), "bbr+cubic", jitter=None, burst=None, shared_hosts=False).doc
     change(doc)
     with pytest.raises(SystemExit, match=message):
         bench.dumbbell_args(doc, sack=True)

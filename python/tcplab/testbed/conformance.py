@@ -193,6 +193,7 @@ def scenario(
     app_push: str | None = None,
     tso_defer: bool | None = None,
     sack_compress: bool | None = None,
+    shared_hosts: bool = True,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
@@ -204,7 +205,10 @@ def scenario(
     ``app_read``: the receiving applications' ``[tcp] app_read`` (the same kinds;
     :data:`BED_APP_READ` is the bed's);
     ``app_push``, ``tso_defer`` and ``sack_compress``: the ``[tcp]`` keys of those names
-    (only with a stack; None leaves the profile's)."""
+    (only with a stack; None leaves the profile's). ``shared_hosts``: every flow from one
+    sender to one receiver, as on the bed (its flows share the sender's link, so a flow's
+    window leaves as one train ahead of or behind the other's); False: a sender-receiver
+    pair per flow, each with its own access link."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -226,7 +230,7 @@ def scenario(
         f"{point.rate_mbps}Mbps", f"{(one_way - 2 * ACCESS_DELAY) * 1e3:g}ms", point.buffer_packets, **extra
     )
     s = Scenario.dumbbell(
-        len(algos),
+        1 if shared_hosts else len(algos),
         bottleneck,
         access={"rate": "1Gbps", "delay": f"{ACCESS_DELAY * 1e3:g}ms"},
         duration=point.duration,
@@ -250,7 +254,8 @@ def scenario(
     s.set_tcp(**tcp)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
-        s.add_flow(f"s{i}", f"d{i}", cc, name=f"{a}{i}", start=i * point.stagger)
+        host = 0 if shared_hosts else i
+        s.add_flow(f"s{host}", f"d{host}", cc, name=f"{a}{i}", start=i * point.stagger)
     return s
 
 
@@ -306,7 +311,19 @@ def kernel_scenario(sim: Scenario) -> Scenario:
     for f in k.doc.get("flows", []):
         if isinstance(f.get("cc"), dict) and f["cc"].get("name") in KERNEL_DEFAULTS:
             f["cc"] = f["cc"]["name"]
+    _pair_per_flow(k.doc)
     return k
+
+
+def _pair_per_flow(doc: dict[str, Any]) -> None:
+    """Gives each flow of a shared-host dumbbell its own sender-receiver pair: the form of
+    the bed's documents, under which its runs are stored and archived. The bed runs either
+    form the same way (every flow on its one sender and one receiver)."""
+    flows = doc.get("flows", [])
+    if doc["topology"].get("pairs") == 1 and len(flows) > 1:
+        doc["topology"]["pairs"] = len(flows)
+        for i, f in enumerate(flows):
+            f["src"], f["dst"] = f"s{i}", f"d{i}"
 
 
 @dataclass
