@@ -278,3 +278,65 @@ def test_the_archive_keys_are_the_keys_the_sweep_stores_kernel_runs_under():
         if p.backend != "sim"
     }
     assert planned and exp.kernel_keys(quick=True) == planned
+
+
+def _trace(n: int = 300, rate: float = 9.5e6) -> pd.DataFrame:
+    t = np.arange(n) / 100
+    return pd.DataFrame({"time": t, "flow": 0, "cwnd": 10 + t, "pacing_rate": rate + 0 * t})
+
+
+def test_traces_survive_their_file_and_a_trace_archived_again_replaces_its_own(tmp_path):
+    path = archive.traces_path(tmp_path / "kernel.csv")
+    assert path.name == "kernel_traces.csv.gz"
+    two_flows = pd.concat([_trace(), _trace().assign(flow=1, cwnd=99.0)])
+    traces = {"a": archive.trace_of(two_flows), "b": archive.trace_of(_trace(50))}
+    assert archive.merge_traces(traces, path) == 2
+    held = archive.load_traces(path)
+    assert set(held) == {"a", "b"} and len(held["a"]) == 300 and len(held["b"]) == 50
+    assert (held["a"]["flow"] == 0).all() and held["a"]["cwnd"].max() < 99, "flow 0 only"
+    assert held["a"]["pacing_rate"].iloc[0] == pytest.approx(9.5e6)
+    assert archive.merge_traces({"b": archive.trace_of(_trace(20))}, path) == 1
+    again = archive.load_traces(path)
+    assert len(again["b"]) == 20 and len(again["a"]) == 300
+    assert archive.merge_traces({}, path) == 0
+    assert archive.load_traces(tmp_path / "none.csv.gz") == {}
+    bad = tmp_path / "bad.csv.gz"
+    pd.DataFrame({"key": ["a"], "t": [0.0]}).to_csv(bad, index=False)
+    with pytest.raises(ValueError, match="no column time"):
+        archive.load_traces(bad)
+
+
+def test_the_reports_figures_draw_an_archived_kernel_trace_where_the_store_has_none(tmp_path):
+    """The cwnd figure and BBR's pacing-rate figure need the kernel's series: without a stored
+    kernel run they draw the archived trace of the base point's first run."""
+    exp = LinuxConformance(archive=tmp_path / "kernel.csv")
+    point = cf.matrix(quick=True)[0]
+    run = _synthetic([9e6])
+    figures = cf.metrics(run, 10e6, point.measure, 1000.0)
+    keys = exp.kernel_keys(quick=True)
+    rows = [
+        archive.to_row(replace(figures, seed=1 + r), key=k, scenario=s, algorithm=a, repeat=r, **PROVENANCE)
+        for (s, a, r), k in keys.items()
+        if s == point.name and a == "bbr"
+    ]
+    archive.merge(rows, exp.archive)
+    sims = [
+        ({"scenario": point.name, "algorithm": "bbr", "repeat": r, "backend": "sim"}, run)
+        for r in range(cf.repeats(True))
+    ]
+    names = lambda out: {f.name for f in out.figures}  # noqa: E731
+    assert not {"cwnd", "bbr-traces"} & names(exp.analyze(sims, quick=True)), "no trace archived yet"
+    archive.merge_traces({keys[(point.name, "bbr", 0)]: _trace()}, archive.traces_path(exp.archive))
+    assert set(exp.archived_traces(quick=True)) == {"bbr"}
+    assert {"cwnd", "bbr-traces"} <= names(exp.analyze(sims, quick=True))
+
+
+def test_the_packaged_traces_are_the_base_points_first_runs_of_both_matrices():
+    exp = LinuxConformance()
+    for quick in (False, True):
+        held = exp.archived_traces(quick)
+        assert set(held) == {*cf.ALGORITHMS, *cf.PAIRS}, f"every algorithm's trace (quick={quick})"
+        bbr = held["bbr"]
+        paced = bbr[bbr["pacing_rate"] < 1e15]
+        assert len(paced) > 100 and paced["pacing_rate"].median() == pytest.approx(10e6, rel=0.1)
+        assert held["reno"]["pacing_rate"].isna().all() or (held["reno"]["pacing_rate"] > 0).all()

@@ -169,6 +169,32 @@ class LinuxConformance(Experiment):
     def archived_kernel_runs(self, quick: bool) -> int:
         return len(self.archived(quick))
 
+    def _traced(self, quick: bool) -> dict[str, str]:
+        """The store key of each algorithm's kernel run the report draws: its first on the
+        base point."""
+        return {
+            algo: key
+            for (name, algo, repeat), key in self.kernel_keys(quick).items()
+            if (name, repeat) == ("base", 0)
+        }
+
+    def archived_traces(self, quick: bool) -> dict[str, pd.DataFrame]:
+        """The archived kernel traces the report draws, by algorithm (testbed/archive.py)."""
+        if self.archive is None:
+            return {}
+        held = kernel_archive.load_traces(kernel_archive.traces_path(self.archive))
+        return {algo: held[key] for algo, key in self._traced(quick).items() if key in held}
+
+    def archive_traces(self, store: ResultStore) -> dict[str, pd.DataFrame]:
+        """The traces the report draws (``archive.trace_of``) of the kernel runs, full and
+        quick, that ``store`` holds, by store key."""
+        return {
+            key: kernel_archive.trace_of(store.load(key).series)
+            for quick in (False, True)
+            for key in self._traced(quick).values()
+            if store.has(key)
+        }
+
     def archive_rows(self, store: ResultStore) -> list[dict[str, Any]]:
         """Archive rows (testbed/archive.py) of the kernel runs of the matrix, full and quick,
         that ``store`` holds."""
@@ -199,7 +225,9 @@ class LinuxConformance(Experiment):
         entries = cf.entries(quick)
         points = {(p.name, a): p for p, a in entries}
         figures: dict[tuple[str, str, str], list[cf.Figures]] = defaultdict(list)
-        traces: dict[str, dict[str, Result]] = defaultdict(dict)
+        # The base point's first runs: the kernel's series, the simulator's whole run.
+        kernel_traces: dict[str, pd.DataFrame] = {}
+        sim_runs: dict[str, Result] = {}
         for params, res in sorted(results, key=lambda r: r[0]["repeat"]):
             key = (params["scenario"], params["algorithm"])
             point, side = points[key], params["backend"]
@@ -207,9 +235,13 @@ class LinuxConformance(Experiment):
             if "model" in params:  # a bed-model ablation's simulated run
                 side = f"sim: {params['model']}"
             figures[(*key, side)].append(one)
-            if point.name == "base" and params["repeat"] == 0 and side in ("kernel", "sim"):
-                traces[key[1]][side] = res
+            if point.name == "base" and params["repeat"] == 0:
+                if side == "kernel":
+                    kernel_traces[key[1]] = res.series
+                elif side == "sim":
+                    sim_runs[key[1]] = res
         from_archive = self._from_archive(results, quick, points, figures)
+        kernel_traces = {**self.archived_traces(quick), **kernel_traces}  # a stored run first
         rows = self._compare(entries, figures, "sim")
         if from_archive:
             out.notes.append(archive_note(from_archive, self.archive))
@@ -228,13 +260,11 @@ class LinuxConformance(Experiment):
         ablations = self._bed_model_table(entries, figures, rows)
         if len(ablations):
             out.tables["bed-model ablations: verdicts with each model of the bed's hosts"] = ablations
-        complete = {a: t for a, t in traces.items() if len(t) == 2}
+        complete = [a for a in algos if a in kernel_traces and a in sim_runs]
         if complete:
-            out.figures.append(
-                self._figure({a: (t["kernel"].series, t["sim"].series) for a, t in complete.items()})
-            )
+            out.figures.append(self._figure({a: (kernel_traces[a], sim_runs[a].series) for a in complete}))
         if "bbr" in complete:
-            out.figures.append(bbr_figure(complete["bbr"]["kernel"], complete["bbr"]["sim"]))
+            out.figures.append(bbr_figure(kernel_traces["bbr"], sim_runs["bbr"]))
         for algo in algos:
             mine = table[table["algorithm"] == algo]
             if not len(mine):
@@ -392,30 +422,28 @@ def _held(algo: str) -> str:
 UNSET_PACING_BPS = 1e15
 
 
-def bbr_figure(kernel: Result, sim: Result) -> Figure:
-    """BBR's pacing rate and cwnd on the base point, kernel beside simulator: the PROBE_BW
-    gain cycle (pacing 5/4, 3/4, then 1 for six rounds) and PROBE_RTT's dip to 4 segments
-    every 10 s should show in both."""
+def bbr_figure(kernel: pd.DataFrame, sim: Result) -> Figure:
+    """BBR's pacing rate and cwnd on the base point, kernel (its run's series, stored or
+    archived) beside simulator: the PROBE_BW gain cycle (pacing 5/4, 3/4, then 1 for six
+    rounds) and PROBE_RTT's dip to 4 segments every 10 s should show in both."""
     import matplotlib.pyplot as plt
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.2), sharex=True)
-    k = kernel.series[kernel.series["flow"] == 0]
+    k = kernel[kernel["flow"] == 0]
     s = sim.series[sim.series["flow"] == 0]
     v = sim.cc_vars
-    rate = v[(v["flow"] == 0) & (v["name"] == "pacing_rate")] if len(v) else v
-    if "pacing_rate" in k:
-        # tcp_info reports ~0U (no limit) before BBR sets a rate: left out, not drawn as 10^14.
-        paced = k[k["pacing_rate"] < UNSET_PACING_BPS]
-        top.plot(paced["time"], paced["pacing_rate"] / 1e6, "-", lw=0.8, label="kernel")
-    if len(rate):
-        top.plot(rate["time"], rate["value"] * 8 / 1e6, "--", lw=0.8, label="sim")
+    rate = v[(v["flow"] == 0) & (v["name"] == "pacing_rate")] if len(v) else None
+    sim_mbps = rate["value"] * 8 / 1e6 if rate is not None else pd.Series(dtype=float)
+    # tcp_info reports ~0U (no limit) before BBR sets a rate: left out, not drawn as 10^14.
+    paced = k[k["pacing_rate"] < UNSET_PACING_BPS] if "pacing_rate" in k else k.iloc[:0]
+    kernel_mbps = paced["pacing_rate"] / 1e6 if len(paced) else pd.Series(dtype=float)
+    if len(kernel_mbps):
+        top.plot(paced["time"], kernel_mbps, "-", lw=0.8, label="kernel")
+    if len(sim_mbps):
+        top.plot(rate["time"], sim_mbps, "--", lw=0.8, label="sim")
     top.set_ylabel("pacing rate (Mb/s)")
     # STARTUP's first rates (before an RTT sample) would flatten PROBE_BW's cycle: 3 x the median.
-    steady = [
-        float(np.median(x))
-        for x in (paced["pacing_rate"] / 1e6 if "pacing_rate" in k else [], rate["value"] * 8 / 1e6)
-        if len(x)
-    ]
+    steady = [float(np.median(x)) for x in (kernel_mbps, sim_mbps) if len(x)]
     if steady:
         top.set_ylim(0, 3 * max(steady))
     for df, style, label in ((k, "-", "kernel"), (s, "--", "sim")):

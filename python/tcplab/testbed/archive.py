@@ -10,6 +10,9 @@ the store lacks a kernel run, on any machine and without root, and says so; a ru
 afresh always takes precedence. A changed matrix point or bed version changes the key, so
 figures of another set-up are never used for it.
 
+Beside it, the traces the report draws (flow 0's cwnd and pacing rate, 10 ms samples) of the
+runs it draws them from: each algorithm's first run on the base point (``traces_path``).
+
 ``tcplab testbed archive`` adds a store's kernel runs to it.
 """
 
@@ -25,6 +28,9 @@ from .conformance import Figures
 
 #: The archive in the package (python/tcplab/testbed/data/).
 ARCHIVE = Path(__file__).with_name("data") / "conformance_kernel.csv"
+
+#: The columns of an archived trace (flow 0 of the run under ``key``).
+TRACE_COLUMNS = ("key", "time", "cwnd", "pacing_rate")
 
 #: Where a run was measured, beside its figures.
 PROVENANCE = ("key", "scenario", "algorithm", "repeat", "measured", "kernel", "testbed")
@@ -114,3 +120,51 @@ def merge(rows: list[dict[str, object]], path: Path = ARCHIVE) -> tuple[int, int
     both.to_csv(tmp, index=False, float_format="%.10g")
     tmp.replace(path)  # (whole or not at all)
     return len(new) - replaced, replaced
+
+
+def traces_path(archive: Path = ARCHIVE) -> Path:
+    """The file of the traces archived beside ``archive`` (gzipped CSV)."""
+    return archive.with_name(f"{archive.stem}_traces.csv.gz")
+
+
+def trace_of(series: pd.DataFrame) -> pd.DataFrame:
+    """What the report draws of a kernel run's series: flow 0's time, cwnd and pacing rate
+    (bits per second; NaN where the run has none)."""
+    mine = series[series["flow"] == 0]
+    rate = mine["pacing_rate"] if "pacing_rate" in mine else float("nan")
+    return pd.DataFrame({"time": mine["time"], "cwnd": mine["cwnd"], "pacing_rate": rate}).reset_index(
+        drop=True
+    )
+
+
+def load_traces(path: Path) -> dict[str, pd.DataFrame]:
+    """The archived traces by store key, each as a series table of flow 0 (none without a
+    file)."""
+    if not path.exists():
+        return {}
+    frame = pd.read_csv(path, dtype={"key": str})
+    missing = [c for c in TRACE_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: not an archive of kernel traces: no column {', '.join(missing)}")
+    return {
+        key: g.drop(columns="key").assign(flow=0).reset_index(drop=True)
+        for key, g in frame.groupby("key", sort=False)
+    }
+
+
+def merge_traces(traces: dict[str, pd.DataFrame], path: Path) -> int:
+    """Adds traces (by store key; ``trace_of``'s columns) to the file, replacing those of the
+    same keys; returns how many were written. Rewritten whole, sorted by key."""
+    if not traces:
+        return 0
+    old = (
+        pd.read_csv(path, dtype={"key": str}) if path.exists() else pd.DataFrame(columns=list(TRACE_COLUMNS))
+    )
+    new = [t.assign(key=key)[list(TRACE_COLUMNS)] for key, t in traces.items()]
+    kept = old[~old["key"].isin(traces)]
+    both = pd.concat([kept, *new], ignore_index=True) if len(kept) else pd.concat(new, ignore_index=True)
+    both = both.sort_values(["key", "time"], kind="stable")
+    tmp = path.with_name(path.name + ".tmp")
+    both.to_csv(tmp, index=False, float_format="%.6g", compression="gzip")
+    tmp.replace(path)  # (whole or not at all)
+    return len(traces)

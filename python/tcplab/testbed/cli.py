@@ -55,14 +55,19 @@ def archive_cmd(
 
     rs = _existing_store(store, need_runs=True)
     target = archive or kernel_archive.ARCHIVE
-    rows = LinuxConformance(archive=target).archive_rows(rs)
+    exp = LinuxConformance(archive=target)
+    rows = exp.archive_rows(rs)
     if not rows:
         _fail(f"--store {store} holds no kernel run of linux/conformance's matrix (full or quick)")
     try:
         added, replaced = kernel_archive.merge(rows, target)
+        traced = kernel_archive.merge_traces(exp.archive_traces(rs), kernel_archive.traces_path(target))
     except (OSError, ValueError) as e:
         _fail(f"--archive {target}: {e}")
-    typer.echo(f"{target}: {added} kernel run(s) added, {replaced} replaced")
+    typer.echo(
+        f"{target}: {added} kernel run(s) added, {replaced} replaced; "
+        f"{traced} trace(s) for the report's figures"
+    )
 
 
 @app.command("cleanup")
