@@ -18,9 +18,10 @@ acknowledged, put in the same tables), so the definitions are the conformance re
 Kernel figures come from the result store of ``tcplab reproduce --kernel linux/conformance``
 (``--kernel-store``: the kernel runs of each point, by the point's duration, through the
 same ``cf.metrics``) and, for the entries the store lacks, from the archive of kernel
-measurements (python/tcplab/testbed/data/conformance_kernel.csv, ``--archive``: figures only,
-so the bandwidth estimate and the trace figure's kernel line need stored runs); an entry in
-neither has empty kernel columns, and a later run of this script fills them.
+measurements (python/tcplab/testbed/data/conformance_kernel.csv, ``--archive``: figures, and
+the base point's first run's trace for the figure's kernel line; the bandwidth estimate needs
+every run's rate series, so it stays blank); an entry in neither has empty kernel columns, and
+a later run of this script fills them.
 
 Run it with the project's interpreter (tcplab and its engine installed). bench/.venv only
 provides the ns3 wheel that bench/ns3/dumbbell is built against (created on first use, as
@@ -147,6 +148,17 @@ def archived_figures(archive: Path | None, quick: bool) -> Callable[[cf.Point, s
         return [mine[repeat].figures for repeat in sorted(mine)]
 
     return lookup
+
+
+def archived_traces(archive: Path | None, quick: bool) -> dict[str, Result]:
+    """The archived kernel traces of the base point's first runs (flow 0's cwnd and pacing
+    rate), by algorithm, as runs with only a series (none without an archive)."""
+    if archive is None:
+        return {}
+    from tcplab.experiments.linux import LinuxConformance
+
+    held = LinuxConformance(archive=archive).archived_traces(quick)
+    return {algo: empty_result(series=series) for algo, series in held.items()}
 
 
 def kernel_runs(store_dir: Path | None) -> Callable[[cf.Point, str], list[Result]]:
@@ -368,9 +380,10 @@ def measure(
     ns3_bin: Path,
     kernel: Callable[[cf.Point, str], list[Result]],
     archived: Callable[[cf.Point, str], list[cf.Figures]],
+    traces: dict[str, Result],
 ) -> Entry:
     """Every side's runs of one entry, as figures; the first run's traces. The kernel's are
-    its stored runs or, without any, its archived figures."""
+    its stored runs or, without any, its archived figures and (base point) trace."""
     rate, window = point.rate_mbps * 1e6, point.measure
     entry = Entry(point, algo, {side: [] for side in SIDES}, {}, {side: [] for side in SIDES})
 
@@ -383,6 +396,8 @@ def measure(
         add("kernel", res, kernel_segment(res))
     if not entry.figures["kernel"]:
         entry.figures["kernel"] = archived(point, algo)
+        if point.name == "base" and algo in traces:
+            entry.traces["kernel"] = traces[algo]
     for seed in range(1, seeds + 1):
         # Exact links for both simulators: ns-3's dumbbell has no jitter and no token bucket
         # (the conformance report's tcplab side runs the bed's, docs/kernel.md), and a sender
@@ -413,16 +428,21 @@ def main(argv: list[str] | None = None) -> None:
         ap.error(f"--seeds: {args.seeds} is not a positive number of runs")
     if args.kernel_store is not None and not (args.kernel_store / "runs").is_dir():
         ap.error(f"--kernel-store: {args.kernel_store} is not a result store (it has no runs/ directory)")
+    if not args.no_archive and not args.archive.is_file():
+        ap.error(f"--archive: {args.archive} is not a file")
+    archive = None if args.no_archive else args.archive
+    try:
+        archived = archived_figures(archive, args.quick)
+        traces = archived_traces(archive, args.quick)
+    except ValueError as e:
+        ap.error(f"--archive: {args.archive}: {e}")
     if not args.no_build:
         bench.build_ns3(bench.ensure_venv())
     ns3_bin = bench.NS3_BUILD / "dumbbell"
-    if not args.no_archive and not args.archive.is_file():
-        ap.error(f"--archive: {args.archive} is not a file")
     kernel = kernel_runs(args.kernel_store)
-    archived = archived_figures(None if args.no_archive else args.archive, args.quick)
     done: list[Entry] = []
     for point, algo in entries(args.quick):
-        e = measure(point, algo, args.seeds, ns3_bin, kernel, archived)
+        e = measure(point, algo, args.seeds, ns3_bin, kernel, archived, traces)
         done.append(e)
         print(
             f"{point.name:>18} {algo:<9} runs {'/'.join(str(len(e.figures[s])) for s in SIDES)}", flush=True

@@ -321,11 +321,12 @@ def dumbbell_args(scenario: dict, sack: bool, stack: str = "ns2", start_offset: 
             "bench/ns3/dumbbell models tcplab's stack profiles with [tcp] mss and header_bytes only; "
             f"it has no counterpart of [tcp] keys {sorted(extra_tcp)} or flow keys {sorted(extra_flow)}"
         )
-    hosts = [(f.get("src"), f.get("dst")) for f in scenario["flows"]]
-    if len(set(hosts)) < len(hosts):
+    senders = [f.get("src") for f in scenario["flows"]]
+    receivers = [f.get("dst") for f in scenario["flows"]]
+    if len(set(senders)) < len(senders) or len(set(receivers)) < len(receivers):
         raise SystemExit(
-            "bench/ns3/dumbbell gives every flow its own sender and receiver; flows "
-            f"{hosts} share a pair (conformance.scenario: shared_hosts=False)"
+            "bench/ns3/dumbbell gives every flow its own sender and receiver; flows from "
+            f"{senders} to {receivers} share a host (conformance.scenario: shared_hosts=False)"
         )
     topo = scenario["topology"]
     b = topo["bottleneck"]

@@ -79,6 +79,9 @@ def test_archived_kernel_figures_fill_the_kernel_column_in_repeat_order():
     assert all(0.9 < f.utilisation <= 1.01 for f in runs)
     assert lookup(point("base"), "reno") != runs  # each entry its own runs
     assert side.archived_figures(None, quick=False)(point("base"), "bbr") == []
+    traces = side.archived_traces(archive.ARCHIVE, quick=False)
+    assert "bbr" in traces and side.pacing_rate_bps(traces["bbr"])["bps"].median() > 5e6, "the figure's line"
+    assert side.archived_traces(None, quick=False) == {}
 
 
 @pytest.mark.parametrize(

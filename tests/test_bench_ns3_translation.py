@@ -85,6 +85,7 @@ def test_the_suite_scenarios_translate_as_before():
         (lambda d: d["topology"]["bottleneck"].update(burst="3ms"), "burst"),
         (lambda d: d["flows"][0].update(schedule=[[0, 1]]), "schedule"),
         (lambda d: d["flows"][1].update(src="s0", dst="d0"), "its own sender and receiver"),
+        (lambda d: d["flows"][1].update(src="s0"), "share a host"),
     ],
 )
 def test_what_ns3_cannot_model_is_refused_by_name(change, message):

@@ -12,7 +12,7 @@ import pytest
 from test_conformance import _synthetic
 
 from tcplab.experiments.base import Outcome
-from tcplab.experiments.linux import LinuxConformance, run_figures
+from tcplab.experiments.linux import UNSET_PACING_BPS, LinuxConformance, run_figures
 from tcplab.store import TESTBED_VERSION, ResultStore
 from tcplab.tables import TABLES, encode_frames
 from tcplab.testbed import archive
@@ -176,7 +176,9 @@ def test_the_archive_takes_a_stores_kernel_runs_by_their_keys(tmp_path):
     runner = CliRunner()
     r = runner.invoke(app, ["testbed", "archive", "--store", str(store.root), "--archive", str(target)])
     assert r.exit_code == 0, r.output
-    assert "1 kernel run(s) added, 0 replaced" in r.output
+    assert "1 kernel run(s) added, 0 replaced; 1 trace(s)" in " ".join(r.output.split())
+    trace = archive.load_traces(archive.traces_path(target))[key]  # (base, repeat 0: drawn)
+    assert len(trace) == len(res.series[res.series["flow"] == 0]) and (trace["flow"] == 0).all()
     held = archive.load(target)[key]
     assert held.kernel == "6.18.0-bed" and held.measured == "2026-11-26"
     assert held.figures.retransmissions == 100 and held.figures.seed == 1
@@ -299,6 +301,12 @@ def test_traces_survive_their_file_and_a_trace_archived_again_replaces_its_own(t
     again = archive.load_traces(path)
     assert len(again["b"]) == 20 and len(again["a"]) == 300
     assert archive.merge_traces({}, path) == 0
+    assert archive.merge_traces({"a": _trace(0)}, path) == 0, "an empty trace erases nothing"
+    assert len(archive.load_traces(path)["a"]) == 300
+    truncated = tmp_path / "truncated.csv.gz"
+    truncated.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="truncated.csv.gz: not a readable archive"):
+        archive.load_traces(truncated)
     assert archive.load_traces(tmp_path / "none.csv.gz") == {}
     bad = tmp_path / "bad.csv.gz"
     pd.DataFrame({"key": ["a"], "t": [0.0]}).to_csv(bad, index=False)
@@ -328,7 +336,13 @@ def test_the_reports_figures_draw_an_archived_kernel_trace_where_the_store_has_n
     assert not {"cwnd", "bbr-traces"} & names(exp.analyze(sims, quick=True)), "no trace archived yet"
     archive.merge_traces({keys[(point.name, "bbr", 0)]: _trace()}, archive.traces_path(exp.archive))
     assert set(exp.archived_traces(quick=True)) == {"bbr"}
-    assert {"cwnd", "bbr-traces"} <= names(exp.analyze(sims, quick=True))
+    drawn = exp.analyze(sims, quick=True)
+    assert {"cwnd", "bbr-traces"} <= names(drawn)
+    # A kernel run in the store is drawn instead of the archived trace.
+    stored = ({"scenario": point.name, "algorithm": "bbr", "repeat": 0, "backend": "kernel"}, run)
+    cwnd = next(f for f in exp.analyze([*sims, stored], quick=True).figures if f.name == "cwnd")
+    kernel_line = cwnd.figure.axes[0].get_lines()[0]
+    assert list(kernel_line.get_ydata()) == list(run.series[run.series["flow"] == 0]["cwnd"])
 
 
 def test_the_packaged_traces_are_the_base_points_first_runs_of_both_matrices():
@@ -337,6 +351,11 @@ def test_the_packaged_traces_are_the_base_points_first_runs_of_both_matrices():
         held = exp.archived_traces(quick)
         assert set(held) == {*cf.ALGORITHMS, *cf.PAIRS}, f"every algorithm's trace (quick={quick})"
         bbr = held["bbr"]
-        paced = bbr[bbr["pacing_rate"] < 1e15]
+        paced = bbr[bbr["pacing_rate"] < UNSET_PACING_BPS]
         assert len(paced) > 100 and paced["pacing_rate"].median() == pytest.approx(10e6, rel=0.1)
-        assert held["reno"]["pacing_rate"].isna().all() or (held["reno"]["pacing_rate"] > 0).all()
+        for trace in held.values():
+            assert trace["cwnd"].notna().all() and (trace["cwnd"] > 0).all()
+            assert (
+                trace["time"].is_monotonic_increasing
+                and trace["time"].iloc[-1] >= cf.matrix(quick)[0].duration
+            )

@@ -55,8 +55,8 @@ class LinuxConformance(Experiment):
         "jitter, both directions, for every algorithm). Segments carry 1000 payload bytes on both "
         "sides (the kernel's snd_mss); "
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
-        "namespace's SNMP counters. The simulator models the bed's hosts as measured: one "
-        "sender and one receiver for every flow, the bottleneck's token bucket, the receiving "
+        "namespace's SNMP counters. The simulator models the bed's hosts as measured: all "
+        "flows share one sender and one receiver, the bottleneck's token bucket, the receiving "
         "application's reads (an ACK that would shrink "
         "the window waits for them) and the kernel's ACK latency, drawn per read and ACK (the profile "
         "brings Linux's TSO deferral, PSH rule and SACK compression); beside the matrix it runs "
@@ -106,8 +106,8 @@ class LinuxConformance(Experiment):
         the receiving application's reads, in favour of engine 0.3.8's receiver that reads at
         once with the latency from arrival to ACK drawn per ACK, then any receiver latency at
         all, the profile's TSO deferral and SACK compression, Linux's PSH rule for GSO packets in
-        favour of PSH at burst ends, the flows' shared sender in favour of a sender and receiver
-        per flow), and with engine 0.3.3's model, which had none of them (with 6.18's
+        favour of PSH at burst ends, the flows' shared sender and receiver in favour of a host
+        pair per flow), and with engine 0.3.3's model, which had none of them (with 6.18's
         receiver; docs/kernel.md). Only when the experiment runs the default model on the
         linux profile."""
         default = (cf.BED_BURST, cf.BED_ACK_LATENCY, cf.BED_APP_READ)
@@ -120,7 +120,7 @@ class LinuxConformance(Experiment):
             "no TSO deferral": {"tso_defer": False},
             "no SACK compression": {"sack_compress": False},
             "PSH at burst ends": {"app_push": "burst"},
-            "a host per flow": {"shared_hosts": False},
+            "a host pair per flow": {"shared_hosts": False},
         }
         # Engine 0.3.3 had none of them: named, not merged from the parts above.
         old = {"burst": None, "app_read": None, "ack_latency": None, "tso_defer": False}
@@ -452,7 +452,8 @@ def bbr_figure(kernel: pd.DataFrame, sim: Result) -> Figure:
     bottom.set_xlabel("time (s)")
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=7)
+        if ax.get_lines():  # (neither side may have a pacing rate)
+            ax.legend(fontsize=7)
     fig.tight_layout()
     return Figure(
         "bbr-traces",

@@ -137,15 +137,25 @@ def trace_of(series: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _read_traces(path: Path) -> pd.DataFrame:
+    """The traces file's rows; a file that is not one (unreadable, truncated, without the
+    columns) is a ValueError naming it."""
+    try:
+        frame = pd.read_csv(path, dtype={"key": str})
+    except (OSError, EOFError, ValueError, pd.errors.ParserError) as e:
+        raise ValueError(f"{path}: not a readable archive of kernel traces ({e})") from None
+    missing = [c for c in TRACE_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path}: not an archive of kernel traces: no column {', '.join(missing)}")
+    return frame
+
+
 def load_traces(path: Path) -> dict[str, pd.DataFrame]:
     """The archived traces by store key, each as a series table of flow 0 (none without a
     file)."""
     if not path.exists():
         return {}
-    frame = pd.read_csv(path, dtype={"key": str})
-    missing = [c for c in TRACE_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path}: not an archive of kernel traces: no column {', '.join(missing)}")
+    frame = _read_traces(path)
     return {
         key: g.drop(columns="key").assign(flow=0).reset_index(drop=True)
         for key, g in frame.groupby("key", sort=False)
@@ -154,14 +164,14 @@ def load_traces(path: Path) -> dict[str, pd.DataFrame]:
 
 def merge_traces(traces: dict[str, pd.DataFrame], path: Path) -> int:
     """Adds traces (by store key; ``trace_of``'s columns) to the file, replacing those of the
-    same keys; returns how many were written. Rewritten whole, sorted by key."""
+    same keys; returns how many were written (an empty trace is not: it would only erase one).
+    Rewritten whole, sorted by key."""
+    traces = {key: t for key, t in traces.items() if len(t)}
     if not traces:
         return 0
-    old = (
-        pd.read_csv(path, dtype={"key": str}) if path.exists() else pd.DataFrame(columns=list(TRACE_COLUMNS))
-    )
+    old = _read_traces(path) if path.exists() else pd.DataFrame(columns=list(TRACE_COLUMNS))
     new = [t.assign(key=key)[list(TRACE_COLUMNS)] for key, t in traces.items()]
-    kept = old[~old["key"].isin(traces)]
+    kept = old.loc[~old["key"].isin(traces), list(TRACE_COLUMNS)]
     both = pd.concat([kept, *new], ignore_index=True) if len(kept) else pd.concat(new, ignore_index=True)
     both = both.sort_values(["key", "time"], kind="stable")
     tmp = path.with_name(path.name + ".tmp")

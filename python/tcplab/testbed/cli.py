@@ -61,9 +61,13 @@ def archive_cmd(
         _fail(f"--store {store} holds no kernel run of linux/conformance's matrix (full or quick)")
     try:
         added, replaced = kernel_archive.merge(rows, target)
-        traced = kernel_archive.merge_traces(exp.archive_traces(rs), kernel_archive.traces_path(target))
     except (OSError, ValueError) as e:
         _fail(f"--archive {target}: {e}")
+    traces = kernel_archive.traces_path(target)
+    try:
+        traced = kernel_archive.merge_traces(exp.archive_traces(rs), traces)
+    except (OSError, ValueError) as e:
+        _fail(f"--archive {target}: its traces file {traces}: {e} (the figures were archived)")
     typer.echo(
         f"{target}: {added} kernel run(s) added, {replaced} replaced; "
         f"{traced} trace(s) for the report's figures"

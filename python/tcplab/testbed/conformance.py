@@ -317,8 +317,9 @@ def kernel_scenario(sim: Scenario) -> Scenario:
 
 def _pair_per_flow(doc: dict[str, Any]) -> None:
     """Gives each flow of a shared-host dumbbell its own sender-receiver pair: the form of
-    the bed's documents, under which its runs are stored and archived. The bed runs either
-    form the same way (every flow on its one sender and one receiver)."""
+    the bed's documents, under which its runs are stored and archived. The bed puts every
+    flow on its one sender and one receiver whatever the document says; only its check of
+    the loss draws counts connections by pairs, and ``kernel_scenario`` has removed those."""
     flows = doc.get("flows", [])
     if doc["topology"].get("pairs") == 1 and len(flows) > 1:
         doc["topology"]["pairs"] = len(flows)
