@@ -87,6 +87,7 @@ class LinuxConformance(Experiment):
         None: they read at once); ``archive``: the archived kernel runs to compare with where
         the store lacks a kernel run (testbed/archive.py; None: only stored runs)."""
         self.archive = archive
+        self._kernel_keys: dict[bool, dict[tuple[str, str, int], str]] = {}
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
         self.jitter = jitter
         self.burst = burst
@@ -152,11 +153,15 @@ class LinuxConformance(Experiment):
                 yield point, algo, params, sim, kernel
 
     def kernel_keys(self, quick: bool) -> dict[tuple[str, str, int], str]:
-        """The store key of every kernel run of the matrix, by (scenario, algorithm, repeat)."""
-        return {
-            (point.name, algo, params["repeat"]): kernel_run_key(kernel.scenario.to_toml(), kernel.backend)
-            for point, algo, params, _, kernel in self._matrix(quick)
-        }
+        """The store key of every kernel run of the matrix, by (scenario, algorithm, repeat).
+        Kept once computed (about a second for the full matrix's documents): the analysis
+        asks for the archived figures and the archived traces, the CLI for their count."""
+        if quick not in self._kernel_keys:
+            self._kernel_keys[quick] = {
+                (point.name, algo, params["repeat"]): kernel_run_key(k.scenario.to_toml(), k.backend)
+                for point, algo, params, _, k in self._matrix(quick)
+            }
+        return self._kernel_keys[quick]
 
     def archived(self, quick: bool) -> dict[tuple[str, str, int], kernel_archive.Archived]:
         """The kernel runs of the matrix that the archive holds, by (scenario, algorithm,

@@ -78,13 +78,31 @@ def from_row(row: dict[str, object]) -> Figures:
     )
 
 
-def _read(path: Path) -> pd.DataFrame:
-    """The archive file's rows; a file without the archive's columns is an error naming them."""
-    frame = pd.read_csv(path, dtype={"key": str, "measured": str, "kernel": str, "testbed": str})
-    missing = [c for c in (*PROVENANCE, *_SCALARS) if c not in frame.columns]
+def _read_csv(path: Path, holds: str, columns: tuple[str, ...], dtype: dict[str, type]) -> pd.DataFrame:
+    """The rows of one of the archive's files (``holds``: what it holds); a file that is not
+    one (unreadable, truncated, without ``columns``) is a ValueError naming it."""
+    try:
+        frame = pd.read_csv(path, dtype=dtype)
+    except (OSError, EOFError, ValueError, pd.errors.ParserError) as e:
+        raise ValueError(f"{path}: not a readable archive of {holds} ({e})") from None
+    missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ValueError(f"not an archive of kernel measurements: no column {', '.join(missing)}")
+        raise ValueError(f"{path}: not an archive of {holds}: no column {', '.join(missing)}")
     return frame
+
+
+def _write_whole(frame: pd.DataFrame, path: Path, **to_csv: object) -> None:
+    """Writes ``frame`` to ``path`` through a temporary file: the file is whole or as before."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    frame.to_csv(tmp, index=False, **to_csv)
+    tmp.replace(path)
+
+
+def _read(path: Path) -> pd.DataFrame:
+    """The archive file's rows."""
+    text = {"key": str, "measured": str, "kernel": str, "testbed": str}
+    return _read_csv(path, "kernel measurements", (*PROVENANCE, *_SCALARS), text)
 
 
 def load(path: Path = ARCHIVE) -> dict[str, Archived]:
@@ -115,10 +133,7 @@ def merge(rows: list[dict[str, object]], path: Path = ARCHIVE) -> tuple[int, int
     shares = sorted((c for c in both.columns if c.startswith("share_")), key=lambda c: int(c[6:]))
     columns = [*PROVENANCE, "seed", *_SCALARS, *shares]
     both = both.reindex(columns=columns).sort_values(["algorithm", "scenario", "repeat", "key"])
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    both.to_csv(tmp, index=False, float_format="%.10g")
-    tmp.replace(path)  # (whole or not at all)
+    _write_whole(both, path, float_format="%.10g")
     return len(new) - replaced, replaced
 
 
@@ -138,16 +153,8 @@ def trace_of(series: pd.DataFrame) -> pd.DataFrame:
 
 
 def _read_traces(path: Path) -> pd.DataFrame:
-    """The traces file's rows; a file that is not one (unreadable, truncated, without the
-    columns) is a ValueError naming it."""
-    try:
-        frame = pd.read_csv(path, dtype={"key": str})
-    except (OSError, EOFError, ValueError, pd.errors.ParserError) as e:
-        raise ValueError(f"{path}: not a readable archive of kernel traces ({e})") from None
-    missing = [c for c in TRACE_COLUMNS if c not in frame.columns]
-    if missing:
-        raise ValueError(f"{path}: not an archive of kernel traces: no column {', '.join(missing)}")
-    return frame
+    """The traces file's rows."""
+    return _read_csv(path, "kernel traces", TRACE_COLUMNS, {"key": str})
 
 
 def load_traces(path: Path) -> dict[str, pd.DataFrame]:
@@ -174,7 +181,5 @@ def merge_traces(traces: dict[str, pd.DataFrame], path: Path) -> int:
     kept = old.loc[~old["key"].isin(traces), list(TRACE_COLUMNS)]
     both = pd.concat([kept, *new], ignore_index=True) if len(kept) else pd.concat(new, ignore_index=True)
     both = both.sort_values(["key", "time"], kind="stable")
-    tmp = path.with_name(path.name + ".tmp")
-    both.to_csv(tmp, index=False, float_format="%.6g", compression="gzip")
-    tmp.replace(path)  # (whole or not at all)
+    _write_whole(both, path, float_format="%.6g", compression="gzip")
     return len(traces)
