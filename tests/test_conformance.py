@@ -36,11 +36,15 @@ def test_matrix_is_a_base_point_and_one_at_a_time_variations():
         ]
         assert 1 <= len(changed) <= 2 and (len(changed) == 1 or changed == ["flows", "stagger"]), p
     assert {p.buffer_bdp for p in points} == {0.5, 1, 2}
-    assert {p.loss for p in points} == {0, 0.005, 0.02}
+    assert {p.loss for p in points} == {0, 0.005, 0.01, 0.02}
     assert {p.rtt_ms for p in points} == {20, 40, 100}
     assert {(p.flows, p.stagger > 0) for p in points} >= {(2, False), (2, True)}
     entries = cf.entries()
-    assert len(entries) == len(points) * len(cf.ALGORITHMS) + 7 * len(cf.PAIRS), "pairs on one-flow points"
+    everyone = [p for p in points if p.only is None]
+    assert len(everyone) == 9, "the matrix of issue 15: every algorithm runs it"
+    assert len(entries) == 9 * len(cf.ALGORITHMS) + 7 * len(cf.PAIRS) + 2, "pairs on one-flow points"
+    # Issue 18 names loss 1 % for BBR: BBR alone and against CUBIC, nobody else.
+    assert [a for p, a in entries if p.loss == 0.01] == ["bbr", "bbr+cubic"]
     assert all(p.flows == 1 for p, a in entries if a in cf.PAIRS)
     seconds = sum(p.duration + 4 for p, _ in entries) * cf.repeats()
     assert seconds <= 3.5 * 3600, "the full matrix: about 3.5 hours of bed time (docs/kernel.md)"

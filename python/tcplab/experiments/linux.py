@@ -256,11 +256,7 @@ class LinuxConformance(Experiment):
         table = cf.conformance_table(rows)
         out.tables["kernel / simulator (means over runs, ± standard deviation)"] = cf.summary_table(table)
         algos = [*cf.ALGORITHMS, *cf.PAIRS]
-        out.tables["verdicts"] = (
-            table.pivot_table(index="scenario", columns="algorithm", values="verdict", aggfunc="first")
-            .reindex(index=[p.name for p in cf.matrix(quick)], columns=algos)
-            .reset_index()
-        )
+        out.tables["verdicts"] = verdict_grid(table, quick)
         out.tables["every figure, both sides"] = table
         ablations = self._bed_model_table(entries, figures, rows)
         if len(ablations):
@@ -395,6 +391,20 @@ def run_figures(res: Result, point: cf.Point, kernel: bool) -> cf.Figures:
     ``snd_mss``, the simulator's the matrix's MSS."""
     segment = float(res.meta.get("snd_mss", cf.MSS)) if kernel else float(cf.MSS)
     return cf.metrics(res, point.rate_mbps * 1e6, point.measure, segment)
+
+
+def verdict_grid(table: pd.DataFrame, quick: bool) -> pd.DataFrame:
+    """The verdicts by scenario (rows) and algorithm (columns): "–" where the matrix has no
+    such entry (a point limited to some algorithms, pairs on two-flow points), "not
+    evaluated" where it has one without both sides' runs."""
+    algos = [*cf.ALGORITHMS, *cf.PAIRS]
+    grid = table.pivot_table(index="scenario", columns="algorithm", values="verdict", aggfunc="first")
+    grid = grid.reindex(index=[p.name for p in cf.matrix(quick)], columns=algos).astype(object)
+    for point in cf.matrix(quick):
+        for algo in algos:
+            if not point.runs(algo):
+                grid.loc[point.name, algo] = "–"
+    return grid.fillna("not evaluated").reset_index()
 
 
 def archive_note(used: list[kernel_archive.Archived], path: Path | None) -> str:

@@ -181,5 +181,6 @@ def merge_traces(traces: dict[str, pd.DataFrame], path: Path) -> int:
     kept = old.loc[~old["key"].isin(traces), list(TRACE_COLUMNS)]
     both = pd.concat([kept, *new], ignore_index=True) if len(kept) else pd.concat(new, ignore_index=True)
     both = both.sort_values(["key", "time"], kind="stable")
-    _write_whole(both, path, float_format="%.6g", compression="gzip")
+    # mtime 0: the same traces give the same bytes, so re-archiving leaves git's copy as it is.
+    _write_whole(both, path, float_format="%.6g", compression={"method": "gzip", "mtime": 0})
     return len(traces)
