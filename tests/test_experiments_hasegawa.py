@@ -15,6 +15,7 @@ from tcplab.experiments import resolve
 from tcplab.experiments.hasegawa import model
 from tcplab.experiments.hasegawa import paper as h
 from tcplab.experiments.hasegawa.fig7_8 import RENO_ON
+from tcplab.experiments.hasegawa.measure import compare_variants
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 
@@ -141,3 +142,36 @@ def test_run_table_per_kind_measures_with_a_kind_missing():
     assert t.loc[0, "vegas_base_rtt_excess_ms"] == pytest.approx(1e3 * (0.05 - BASE_RTT))
     assert t.loc[1, "reno_kbps"] == pytest.approx(400.0)
     assert np.isnan(t.loc[1, "vegas_kbps"]) and np.isnan(t.loc[1, "vegas_loss_pct"])
+
+
+def _fairness_runs(spread: dict[str, tuple[float, float]], seeds: int = 5) -> pd.DataFrame:
+    """A runs table (measure.run_table's columns the comparison reads) in which each variant's
+    Vegas flows get exp(unfairness) times a Reno flow's throughput, the unfairness drawn per
+    seed around a centre with the given noise, in every case and at every buffer."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for variant, (centre, noise) in spread.items():
+        for nr, nv in h.CASES:
+            for seed in range(1, seeds + 1):
+                u = centre + noise * rng.standard_normal()
+                for b in (20, h.LARGE, 100, 200):
+                    rows.append(
+                        {"variant": variant, "n_reno": nr, "n_vegas": nv, "buffer": b, "seed": seed}
+                        | {"reno_kbps": 100.0, "vegas_kbps": 100.0 * math.exp(u)}
+                    )
+    return pd.DataFrame(rows)
+
+
+def test_a_fairer_variant_needs_its_difference_clear_of_the_seeds_spread():
+    """compare_variants is a paired test over seeds: a difference well outside the spread
+    holds or fails; one inside it is undecided, not a pass or a failure; one seed decides by
+    the point difference; a variant without runs leaves it not evaluated."""
+    clear = _fairness_runs({"A": (0.2, 0.02), "B": (0.8, 0.02)})
+    assert compare_variants(clear, "A", "B").verdict == "holds"
+    assert compare_variants(clear, "B", "A").verdict == "unexplained"
+    close = _fairness_runs({"A": (0.50, 0.1), "B": (0.51, 0.1)})
+    claim = compare_variants(close, "A", "B")
+    assert claim.verdict == "undecided" and "difference" in claim.detail, claim.detail
+    one = _fairness_runs({"A": (0.50, 0.0), "B": (0.51, 0.0)}, seeds=1)
+    assert compare_variants(one, "A", "B").verdict == "holds"
+    assert compare_variants(clear, "A", "C").verdict == "not evaluated"

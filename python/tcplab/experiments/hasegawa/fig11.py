@@ -28,7 +28,8 @@ class Fig11(Experiment):
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
-        agg = aggregate(run_table(results), ["variant", "n_reno", "n_vegas", "buffer"])
+        runs = run_table(results)
+        agg = aggregate(runs, ["variant", "n_reno", "n_vegas", "buffer"])
         out.tables["per-flow throughput (kb/s) and loss rates (%)"] = sweep_table(
             agg, ["reno_loss_pct", "vegas_loss_pct"]
         )
@@ -55,9 +56,9 @@ class Fig11(Experiment):
                 f"hit_drop = 0: Reno's packet loss rate exceeds Vegas's (mean over B >= {LARGE})", ok, detail
             )
         )
-        out.claims.append(compare_variants(agg, ZL_0.label, RED_30.label))
-        out.claims.append(compare_variants(agg, ZL_08.label, ZL_0.label))
-        out.claims.append(compare_variants(agg, ZL_08.label, RED_30.label))
+        out.claims.append(compare_variants(runs, ZL_0.label, RED_30.label))
+        out.claims.append(compare_variants(runs, ZL_08.label, ZL_0.label))
+        out.claims.append(compare_variants(runs, ZL_08.label, RED_30.label))
 
         def still_unfair(nr, nv):
             ratio = mean_over_large(agg, ZL_08.label, nr, nv, "vegas/reno")

@@ -51,7 +51,8 @@ class Fig4(Experiment):
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
-        agg = aggregate(run_table(results), ["variant", "n_reno", "n_vegas", "buffer"])
+        runs = run_table(results)
+        agg = aggregate(runs, ["variant", "n_reno", "n_vegas", "buffer"])
         parts = [with_model(agg[agg["variant"] == DROPTAIL.label], droptail_point)]
         parts += [with_model(agg[agg["variant"] == v], _red_point(p)) for v, p in self.probabilities.items()]
         agg = pd.concat(parts, ignore_index=True)
@@ -75,7 +76,7 @@ class Fig4(Experiment):
                     "DropTail simulation of fig. 3 (dotted, faint)",
                 )
             )
-        out.claims += red_claims(agg)
+        out.claims += red_claims(agg, runs)
         out.notes.append(
             "003 prints figs. 4 and 5 as plots only; the comparison is with its RED model and its "
             "statements. "
@@ -84,8 +85,8 @@ class Fig4(Experiment):
         return out
 
 
-def red_claims(agg: pd.DataFrame) -> list[Claim]:
-    claims = [compare_variants(agg, RED_30.label, DROPTAIL.label)]
+def red_claims(agg: pd.DataFrame, runs: pd.DataFrame) -> list[Claim]:
+    claims = [compare_variants(runs, RED_30.label, DROPTAIL.label)]
 
     def same_total(nr, nv):
         red = case_rows(agg, nr, nv, RED_30.label).iloc[-1]["total_kbps"]
@@ -98,7 +99,7 @@ def red_claims(agg: pd.DataFrame) -> list[Claim]:
             "For the largest buffer RED's total throughput is almost that of DropTail (within 3%)", ok, detail
         )
     )
-    claims.append(compare_variants(agg, RED_10.label, RED_30.label))
+    claims.append(compare_variants(runs, RED_10.label, RED_30.label))
     for variant in (RED_30.label, RED_10.label):
 
         def flat(nr, nv, variant=variant):

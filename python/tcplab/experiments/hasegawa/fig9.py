@@ -31,7 +31,8 @@ class Fig9(Experiment):
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
-        agg = aggregate(run_table(results), ["variant", "n_reno", "n_vegas", "buffer"])
+        runs = run_table(results)
+        agg = aggregate(runs, ["variant", "n_reno", "n_vegas", "buffer"])
         out.tables["per-flow throughput (kb/s)"] = sweep_table(agg)
         for fig_no, v in ((9, VEGAS_PLUS_8), (10, VEGAS_PLUS_5)):
             fig = throughput_figure(agg, v.label, reference=PLAIN_VEGAS.label, vegas_name="Vegas+")
@@ -82,8 +83,8 @@ class Fig9(Experiment):
                 detail,
             )
         )
-        out.claims.append(compare_variants(agg, VEGAS_PLUS_5.label, PLAIN_VEGAS.label))
-        out.claims.append(compare_variants(agg, VEGAS_PLUS_8.label, VEGAS_PLUS_5.label))
+        out.claims.append(compare_variants(runs, VEGAS_PLUS_5.label, PLAIN_VEGAS.label))
+        out.claims.append(compare_variants(runs, VEGAS_PLUS_8.label, VEGAS_PLUS_5.label))
         out.notes.append(
             "003 prints figs. 9 and 10 as plots only. Unfairness is |ln(Vegas/Reno)| of the per-flow "
             "means: 0 is fair, and a Vegas-side flow getting twice a Reno flow's throughput counts as "
