@@ -15,7 +15,7 @@ from tcplab.experiments import resolve
 from tcplab.experiments.hasegawa import model
 from tcplab.experiments.hasegawa import paper as h
 from tcplab.experiments.hasegawa.fig7_8 import RENO_ON
-from tcplab.experiments.hasegawa.measure import compare_variants
+from tcplab.experiments.hasegawa.measure import compare_variants, model_agreement
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 
@@ -175,3 +175,25 @@ def test_a_fairer_variant_needs_its_difference_clear_of_the_seeds_spread():
     one = _fairness_runs({"A": (0.50, 0.0), "B": (0.51, 0.0)}, seeds=1)
     assert compare_variants(one, "A", "B").verdict == "holds"
     assert compare_variants(clear, "A", "C").verdict == "not evaluated"
+
+
+def test_the_models_share_is_checked_against_the_runs_interval():
+    """model_agreement is an equivalence test per point: inside model +- tolerance with the
+    whole 95 % interval holds, an interval across an edge is undecided, one wholly outside
+    fails; one seed (no interval) decides by the mean; no point is not evaluated."""
+
+    def agg(offsets, half):
+        rows = [
+            {"variant": "V", "n_reno": 5, "n_vegas": 5, "buffer": b, "model_share": 0.5}
+            | {"run_reno_share": 0.5 + off, "run_reno_share_ci": half, "share_error": abs(off)}
+            for b, off in zip((h.LARGE, 100, 200), offsets, strict=True)
+        ]
+        return pd.DataFrame(rows)
+
+    tol = h.SHARE_TOLERANCE
+    assert model_agreement(agg([0.0, 0.02, -0.03], 0.02), "V", "t").verdict == "holds"
+    assert model_agreement(agg([0.0, tol - 0.01, 0.0], 0.02), "V", "t").verdict == "undecided"
+    assert model_agreement(agg([0.0, -(tol + 0.05), 0.0], 0.02), "V", "t").verdict == "unexplained"
+    assert model_agreement(agg([0.0, tol - 0.01, 0.0], np.nan), "V", "t").verdict == "holds"
+    assert model_agreement(agg([0.0, tol + 0.01, 0.0], np.nan), "V", "t").verdict == "unexplained"
+    assert model_agreement(agg([0.0, 0.0, 0.0], 0.0).iloc[:0], "V", "t").verdict == "not evaluated"

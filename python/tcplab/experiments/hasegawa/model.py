@@ -61,8 +61,9 @@ def with_model(agg: pd.DataFrame, model: Callable[[int, int, int], tuple[float, 
     out = agg.copy()
     out["model_reno_kbps"] = [v[0] for v in vals]
     out["model_vegas_kbps"] = [v[1] for v in vals]
-    model_share = reno_share(out["n_reno"], out["n_vegas"], out["model_reno_kbps"], out["model_vegas_kbps"])
-    out["share_error"] = (out["reno_share"] - model_share).abs()
+    model_kbps = out["model_reno_kbps"], out["model_vegas_kbps"]
+    out["model_share"] = reno_share(out["n_reno"], out["n_vegas"], *model_kbps)
+    out["share_error"] = (out["reno_share"] - out["model_share"]).abs()
     return out
 
 
