@@ -10,7 +10,7 @@ import pytest
 from tcplab.experiments.ablation import Ablation, explain, set_cc_params, set_tcp
 from tcplab.experiments.base import Claim, Outcome
 from tcplab.experiments.causes import cause
-from tcplab.experiments.common import claim, every, known
+from tcplab.experiments.common import claim, every, known, range_claim
 
 
 @pytest.mark.parametrize(
@@ -232,3 +232,21 @@ def test_ack_loss_pause_ablation_edits_only_flows_with_the_reaction():
     ab.edit(full)
     Scenario(full).validate()
     assert cause(ab.cause).title
+
+
+def test_a_range_claim_decides_by_whole_intervals():
+    """Inside with every interval holds; one interval wholly outside fails; one across an edge
+    (none outside) is undecided; a one-run figure (low = high) decides alone; no figure or a
+    NaN one is not evaluated."""
+
+    def verdict(lows, highs, allowed=(0.95, 1.0)):
+        return range_claim("t", lows, highs, allowed).verdict
+
+    assert verdict([0.96, 0.97], [0.99, 0.98]) == "holds"
+    assert verdict([0.96, 0.90], [0.99, 0.94]) == "unexplained"
+    assert verdict([0.96, 0.93], [0.99, 0.97]) == "undecided"
+    assert verdict([0.97], [0.97]) == "holds" and verdict([0.94], [0.94]) == "unexplained"
+    assert verdict([-0.2], [0.05], (-0.1, 0.1)) == "undecided"
+    assert verdict([], []) == "not evaluated" and verdict([float("nan")], [1.0]) == "not evaluated"
+    claim = range_claim("t", [0.9], [0.94], (0.95, 1.0), "lowest 0.92")
+    assert claim.detail == "lowest 0.92; 1 of 1 outside [0.95, 1]"

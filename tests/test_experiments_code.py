@@ -12,6 +12,7 @@ from tcplab.executors import SerialExecutor
 from tcplab.experiments import resolve
 from tcplab.experiments.code_tcp.fig10_13 import RTT_BOTTLENECK_DELAY, rtt_access
 from tcplab.experiments.code_tcp.sweep import pair_table
+from tcplab.experiments.code_tcp.table2 import QUICK_SEEDS
 from tcplab.store import ResultStore
 from tcplab.sweep import analyze, execute_plan, plan
 
@@ -160,3 +161,14 @@ def test_loss_responses_count_each_kind_from_50_s_on():
     assert (row["reno"], row["delay-based"]) == (2.5, 0.5), "the loss at 10 s is before 50 s"
     note = newvegas_ahead_note(t, [50])
     assert "(50 Mb/s)" in note and "0.5 losses per run from 50 s on to Reno's 2.5" in note
+
+
+def test_table2_points_have_seeds_and_an_interval(tmp_path):
+    """Ten flows starting together are one deterministic run; table 2 spreads their starts
+    over a fifth of the RTT, so each seed is a run of its own and each point has an interval."""
+    out = _run(["code/table2"], tmp_path)["code/table2"]
+    t = out.tables["Jain's index by variant and bandwidth: mean, 95 % interval, utilisation"]
+    assert (t["seeds"] == QUICK_SEEDS).all() and len(t) == 6
+    assert (t["high"] > t["low"]).all(), "the seeds' runs differ"
+    (fair,) = [c for c in out.claims if "at least 0.95" in c.text]
+    assert fair.verdict != "not evaluated" and "lowest mean" in fair.detail

@@ -58,6 +58,43 @@ def every(values: Iterable[Any] | pd.Series | pd.DataFrame) -> bool | None:
     return result if seen else None
 
 
+def range_claim(
+    text: str,
+    lows: Sequence[float],
+    highs: Sequence[float],
+    allowed: tuple[float, float],
+    detail: str = "",
+    shown: str = "",
+) -> Claim:
+    """A claim that every figure lies in the range ``allowed`` (inclusive; +-inf for a one-sided
+    one), each figure known only to its confidence interval [low, high]: it holds when every
+    interval lies inside, fails when one lies wholly outside, and is undecided when none is
+    outside but one straddles an edge (more runs could decide). A figure of one run, whose
+    interval is its value (pass low = high), decides alone. No figure, or a NaN one, is "not
+    evaluated". ``shown`` names the range in the detail (default: from ``allowed``)."""
+    lo, hi = allowed
+    shown = shown or _range(lo, hi)
+    pairs = list(zip(lows, highs, strict=True))
+    if not pairs or not all(known(a, b) for a, b in pairs):
+        return Claim(text, None, detail)
+    outside = sum(1 for a, b in pairs if b < lo or a > hi)
+    across = sum(1 for a, b in pairs if not (b < lo or a > hi) and (a < lo or b > hi))
+    if outside:
+        return Claim(text, False, f"{detail}; {outside} of {len(pairs)} outside {shown}")
+    if across:
+        said = f"{detail}; {across} of {len(pairs)} with an interval across {shown}, none outside"
+        return Claim(text, None, said, undecided=True)
+    return Claim(text, True, detail)
+
+
+def _range(lo: float, hi: float) -> str:
+    if math.isinf(hi):
+        return f">= {lo:g}"
+    if math.isinf(lo):
+        return f"<= {hi:g}"
+    return f"[{lo:g}, {hi:g}]"
+
+
 def known(*values: float) -> bool:
     """Whether every value is a number (not NaN, not None): a comparison of unknowns is not
     evidence, so ``claim(text, a < b if known(a, b) else None)``."""

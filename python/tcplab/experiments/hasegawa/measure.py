@@ -12,7 +12,7 @@ import pandas as pd
 
 from ...analysis.stats import concat_flows, mean_ci
 from ..base import Claim, Results
-from ..common import claim, every
+from ..common import claim, every, range_claim
 from .paper import BASE_RTT, CASES, LARGE, SHARE_TOLERANCE
 
 METRICS = (
@@ -121,48 +121,35 @@ def compare_variants(runs: pd.DataFrame, fairer: str, than: str) -> Claim:
     seeds (the two variants' runs of a seed share its start times). Each seed's unfairness is
     its runs' |ln(Vegas/Reno)| averaged over the realistic buffers; a case holds when the 95 %
     Student-t interval of the seeds' differences (``than`` minus ``fairer``) lies above 0,
-    fails when it lies below, and leaves the claim undecided when it straddles 0 (the two
-    variants differ by less than their runs do). With one seed (quick) the point difference
-    decides."""
+    fails when it lies below, and leaves the claim undecided when it straddles 0
+    (``range_claim``). With one seed (quick) the point difference decides."""
     large_runs = runs[runs["buffer"] >= LARGE]
     per_run = np.log(large_runs["vegas_kbps"] / large_runs["reno_kbps"]).abs()
-    unfairness = large_runs.assign(unfairness=per_run).groupby(["variant", "n_reno", "n_vegas", "seed"])[
-        "unfairness"
-    ]
-    by_seed = unfairness.mean().unstack("variant")
-    verdicts, details = [], []
+    keys = ["variant", "n_reno", "n_vegas", "seed"]
+    by_seed = large_runs.assign(unfairness=per_run).groupby(keys)["unfairness"].mean().unstack("variant")
+    text = f"{fairer} is fairer than {than} (mean |ln(Vegas/Reno)| over B >= {LARGE}, paired by seed)"
+    lows, highs, details = [], [], []
     for nr, nv in CASES:
         case = by_seed.query(f"n_reno == {nr} and n_vegas == {nv}")
         pair = case[[fairer, than]].dropna() if {fairer, than} <= set(case) else case.iloc[:0]
         if not len(pair):
-            verdicts.append(None)
-            details.append(f"({nr},{nv}): no runs")
-            continue
+            return claim(text, None, f"({nr},{nv}): no runs")
         ci = mean_ci(pair[than] - pair[fairer])
-        said = f"({nr},{nv}): {pair[fairer].mean():.2f} vs {pair[than].mean():.2f}"
-        if math.isnan(ci.low):
-            verdicts.append(ci.mean > 0)
-            details.append(f"{said} (one seed)")
-            continue
-        verdicts.append(True if ci.low > 0 else False if ci.high < 0 else "undecided")
-        details.append(f"{said} (difference {ci.mean:+.2f} [{ci.low:+.2f}, {ci.high:+.2f}])")
-    text = f"{fairer} is fairer than {than} (mean |ln(Vegas/Reno)| over B >= {LARGE}, paired by seed)"
-    detail = "; ".join(details)
-    if None in verdicts:
-        return Claim(text, None, detail)
-    if False in verdicts:
-        return Claim(text, False, detail)
-    if "undecided" in verdicts:
-        return Claim(text, None, detail, undecided=True)
-    return Claim(text, True, detail)
+        low, high = (ci.low, ci.high) if ci.n > 1 else (ci.mean, ci.mean)
+        lows.append(low)
+        highs.append(high)
+        spread = f"difference {ci.mean:+.2f} [{low:+.2f}, {high:+.2f}]" if ci.n > 1 else "one seed"
+        details.append(f"({nr},{nv}): {pair[fairer].mean():.2f} vs {pair[than].mean():.2f} ({spread})")
+    # Strictly above 0: a variant is not fairer than one it ties with.
+    return range_claim(text, lows, highs, (1e-12, math.inf), "; ".join(details), shown="> 0")
 
 
 def model_agreement(agg: pd.DataFrame, variant: str, text: str) -> Claim:
     """The simulated Reno share is within ``SHARE_TOLERANCE`` of the model's at every point of
-    B >= LARGE, as an equivalence test: a point agrees when the 95 % interval of its runs'
-    shares (``run_reno_share``, over seeds) lies inside model +- tolerance, disagrees when it
-    lies outside, and leaves the claim undecided when it straddles an edge; with one seed
-    (quick) the mean decides."""
+    B >= LARGE, as an equivalence test (``range_claim``): a point agrees when the 95 % interval
+    of its runs' shares (``run_reno_share``, over seeds) lies inside model +- tolerance,
+    disagrees when it lies wholly outside, and leaves the claim undecided when it straddles an
+    edge; with one seed (quick) the mean decides."""
     d = large(agg[agg["variant"] == variant]).dropna(subset=["share_error"])
     if not len(d):
         return claim(text, None, "no point inside the model's domain")
@@ -172,23 +159,10 @@ def model_agreement(agg: pd.DataFrame, variant: str, text: str) -> Claim:
         f"(Nr, Nv, B) = ({int(worst['n_reno'])}, {int(worst['n_vegas'])}, {int(worst['buffer'])}); "
         f"mean {d['share_error'].mean():.2f}"
     )
-    # Distances of the interval's far and near ends from the model's share (the mean's with
-    # one seed, whose interval is NaN).
     half = d["run_reno_share_ci"].fillna(0.0)
-    off = (d["run_reno_share"] - d["model_share"]).abs()
-    far, near = off + half, off - half
-    outside, inside = near > SHARE_TOLERANCE, far <= SHARE_TOLERANCE
-    if outside.any():
-        return claim(text, False, f"{detail}; {int(outside.sum())} of {len(d)} points outside")
-    if inside.all():
-        return claim(text, True, detail)
-    return Claim(
-        text,
-        None,
-        f"{detail}; {int((~inside).sum())} of {len(d)} points whose runs' 95 % interval straddles the "
-        "tolerance, none outside it",
-        undecided=True,
-    )
+    off = d["run_reno_share"] - d["model_share"]
+    tol = SHARE_TOLERANCE
+    return range_claim(text, off - half, off + half, (-tol, tol), detail)
 
 
 def sweep_table(agg: pd.DataFrame, extra: Iterable[str] = ()) -> pd.DataFrame:
