@@ -14,7 +14,7 @@ import pytest
 
 from tcplab.errors import ScenarioError
 from tcplab.experiments import resolve
-from tcplab.experiments.linux import DEFAULT_MODEL, LinuxConformance
+from tcplab.experiments.linux import DEFAULT_MODEL, LinuxConformance, verdict_grid
 from tcplab.result import TABLES, Result
 from tcplab.testbed import conformance as cf
 from tcplab.testbed import equivalence as eq
@@ -751,3 +751,27 @@ def test_second_stage_entries_run_ten_times_on_each_side():
         assert reps == set(range(10 if entry in cf.SECOND_STAGE else 5)), entry
     order = [repeat for _, _, repeat in keys]
     assert order == sorted(order), "repeat-major"
+
+
+def test_the_verdict_grid_marks_entries_outside_the_matrix_and_unrun_ones():
+    """'–' where the matrix has no entry (BBR's own 1 % point for other algorithms, a pair on a
+    two-flow point), 'not evaluated' where an entry lacks runs, the verdict elsewhere."""
+    table = pd.DataFrame(
+        [
+            {"scenario": "base", "algorithm": "reno", "verdict": "pass"},
+            {"scenario": "loss 1%", "algorithm": "bbr", "verdict": "miss"},
+        ]
+    )
+    grid = verdict_grid(table, quick=False).set_index("scenario")
+    assert grid.loc["base", "reno"] == "pass" and grid.loc["loss 1%", "bbr"] == "miss"
+    assert grid.loc["loss 1%", "reno"] == "–" and grid.loc["2 flows", "bbr+cubic"] == "–"
+    assert grid.loc["base", "cubic"] == grid.loc["loss 1%", "bbr+cubic"] == "not evaluated"
+    assert list(grid.index) == [p.name for p in cf.matrix()]
+
+
+def test_a_point_limited_to_unknown_algorithms_or_pairs_on_two_flows_is_refused():
+    with pytest.raises(ValueError, match="only = \\['bbbr'\\] is not allowed"):
+        cf.Point("x", only=("bbbr",))
+    with pytest.raises(ValueError, match="cannot run a 2-flow point"):
+        cf.Point("x", flows=2, only=("bbr+cubic",))
+    assert cf.Point("x", only=("bbr",)).runs("bbr") and not cf.Point("x", only=("bbr",)).runs("reno")

@@ -186,6 +186,7 @@ def test_the_models_share_is_checked_against_the_runs_interval():
         rows = [
             {"variant": "V", "n_reno": 5, "n_vegas": 5, "buffer": b, "model_share": 0.5}
             | {"run_reno_share": 0.5 + off, "run_reno_share_ci": half, "share_error": abs(off)}
+            | {"n": 1 if math.isnan(half) else 5}
             for b, off in zip((h.LARGE, 100, 200), offsets, strict=True)
         ]
         return pd.DataFrame(rows)
@@ -197,3 +198,12 @@ def test_the_models_share_is_checked_against_the_runs_interval():
     assert model_agreement(agg([0.0, tol - 0.01, 0.0], np.nan), "V", "t").verdict == "holds"
     assert model_agreement(agg([0.0, tol + 0.01, 0.0], np.nan), "V", "t").verdict == "unexplained"
     assert model_agreement(agg([0.0, 0.0, 0.0], 0.0).iloc[:0], "V", "t").verdict == "not evaluated"
+
+
+def test_a_tie_is_not_fairer_and_a_run_without_throughput_is_not_evaluated():
+    tie = _fairness_runs({"A": (0.5, 0.0), "B": (0.5, 0.0)})
+    assert compare_variants(tie, "A", "B").verdict == "unexplained", "equal is not fairer"
+    starved = _fairness_runs({"A": (0.2, 0.02), "B": (0.8, 0.02)})
+    starved.loc[starved.index[-1], "vegas_kbps"] = 0.0
+    claim = compare_variants(starved, "A", "B")
+    assert claim.verdict == "not evaluated" and "delivered nothing" in claim.detail

@@ -300,6 +300,9 @@ def test_traces_survive_their_file_and_a_trace_archived_again_replaces_its_own(t
     assert archive.merge_traces({"b": archive.trace_of(_trace(20))}, path) == 1
     again = archive.load_traces(path)
     assert len(again["b"]) == 20 and len(again["a"]) == 300
+    before = path.read_bytes()
+    assert archive.merge_traces({"b": archive.trace_of(_trace(20))}, path) == 1
+    assert path.read_bytes() == before, "the same traces archived again give the same bytes (gzip mtime 0)"
     assert archive.merge_traces({}, path) == 0
     assert archive.merge_traces({"a": _trace(0)}, path) == 0, "an empty trace erases nothing"
     assert len(archive.load_traces(path)["a"]) == 300

@@ -224,7 +224,7 @@ def reproduce(
         bool,
         typer.Option(
             help="Also run the experiments on the kernel test bed (root; real time: linux/conformance "
-            "takes about 3.5 h, code/linux-fig19 about 65 min; `tcplab experiments` lists each)."
+            "takes about 4 h, code/linux-fig19 about 65 min; `tcplab experiments` lists each)."
         ),
     ] = False,
 ) -> None:

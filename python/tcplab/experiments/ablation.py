@@ -127,7 +127,10 @@ def explain(
                     c.explanation += f"; also holds with {ablation.change}"
             else:
                 record.unchanged.append(c.text)
-                state = "not evaluated" if other is None or other.passed is None else "still fails"
+                # An ablated claim that is undecided says so; only a missing one is "not evaluated".
+                state = "still fails" if other is not None and other.passed is False else "not evaluated"
+                if other is not None and other.undecided:
+                    state = "undecided"
                 c.tried.append(
                     f"{ablation.change}: {state}" + (f" ({other.detail})" if other and other.detail else "")
                 )

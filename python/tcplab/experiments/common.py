@@ -79,11 +79,15 @@ def range_claim(
         return Claim(text, None, detail)
     outside = sum(1 for a, b in pairs if b < lo or a > hi)
     across = sum(1 for a, b in pairs if not (b < lo or a > hi) and (a < lo or b > hi))
+
+    def said(what: str) -> str:
+        return f"{detail}; {what}" if detail else what
+
     if outside:
-        return Claim(text, False, f"{detail}; {outside} of {len(pairs)} outside {shown}")
+        return Claim(text, False, said(f"{outside} of {len(pairs)} outside {shown}"))
     if across:
-        said = f"{detail}; {across} of {len(pairs)} with an interval across {shown}, none outside"
-        return Claim(text, None, said, undecided=True)
+        straddling = f"{across} of {len(pairs)} with an interval across {shown}, none outside"
+        return Claim(text, None, said(straddling), undecided=True)
     return Claim(text, True, detail)
 
 

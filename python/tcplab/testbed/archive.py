@@ -1,6 +1,6 @@
 """The kernel side of linux/conformance, kept in the repository.
 
-The matrix takes about 3.5 h of real time on the test bed, and its runs live in a result
+The matrix takes about 4 h of real time on the test bed, and its runs live in a result
 store, which a new machine does not have: one session's 350 kernel runs were lost with the
 machine that held them. The archive keeps each kernel run's normalised figures
 (``conformance.Figures``, all the comparison needs), named by the run's store key (the

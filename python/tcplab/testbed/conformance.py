@@ -135,6 +135,15 @@ class Point:
     #: one-flow points, of ``PAIRS``.
     only: tuple[str, ...] | None = None
 
+    def __post_init__(self) -> None:
+        where = f"point {self.name!r}"
+        unknown = set(self.only or ()) - {*ALGORITHMS, *PAIRS}
+        if unknown:
+            allowed = ", ".join((*ALGORITHMS, *PAIRS))
+            raise ValueError(f"{where}: only = {sorted(unknown)} is not allowed; one of {allowed}")
+        if self.flows > 1 and set(self.only or ()) & set(PAIRS):
+            raise ValueError(f"{where}: a pair (one flow each) cannot run a {self.flows}-flow point")
+
     def runs(self, algo: str) -> bool:
         """Whether ``algo`` (an algorithm or a pair) runs this point."""
         if self.only is not None:
@@ -179,14 +188,14 @@ SECOND_STAGE: frozenset[tuple[str, str]] = frozenset(
 )
 
 
-def repeats(quick: bool = False, point: str | None = None, algo: str | None = None) -> int:
+def repeats(quick: bool = False, point_name: str | None = None, algo: str | None = None) -> int:
     """Runs per point and algorithm on each side (seeds 1..n): the first stage's, or with
-    ``point`` and ``algo`` that entry's. Five: with three a side half of the checks stayed
+    ``point_name`` and ``algo`` that entry's. Five: with three a side half of the checks stayed
     undecided; five narrow the 90 % interval of a difference to 0.57-0.68 of its width with
     three (docs/kernel.md, "Kernel conformance"). Ten for the entries of ``SECOND_STAGE``."""
     if quick:
         return 2
-    return 10 if (point, algo) in SECOND_STAGE else 5
+    return 10 if (point_name, algo) in SECOND_STAGE else 5
 
 
 def entries(quick: bool = False) -> list[tuple[Point, str]]:

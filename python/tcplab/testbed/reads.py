@@ -199,6 +199,8 @@ def parse_entry(entry: str) -> tuple[str, cf.Point]:
         raise ValueError(f"entry {entry!r}: algorithm {algo!r} is not one of {', '.join(cf.ALGORITHMS)}")
     if name not in points:
         raise ValueError(f"entry {entry!r}: point {name!r} is not one of {', '.join(points)}")
+    if not points[name].runs(algo):
+        raise ValueError(f"entry {entry!r}: {algo} does not run the point {name!r} (Point.only)")
     return algo, points[name]
 
 

@@ -88,6 +88,8 @@ class Fig9(Experiment):
         out.notes.append(
             "003 prints figs. 9 and 10 as plots only. Unfairness is |ln(Vegas/Reno)| of the per-flow "
             "means: 0 is fair, and a Vegas-side flow getting twice a Reno flow's throughput counts as "
-            "unfair as getting half."
+            "unfair as getting half. The tables show it for the means over seeds; the 'fairer than' "
+            "claims compare it run by run (each seed's runs averaged over B >= 50, paired by seed), "
+            "so their figures differ a little from the tables'."
         )
         return out
