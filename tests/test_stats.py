@@ -121,3 +121,9 @@ def test_concat_flows_on_engine_runs(small_dumbbell):
     assert by_kind.loc["reno", "mean"] == pytest.approx(flows[flows["cc"] == "reno"]["goodput_bps"].mean())
     with pytest.raises(ValueError, match="empty"):
         concat_flows([])
+
+
+def test_bounds_are_the_interval_or_the_one_value():
+    two = mean_ci([1.0, 3.0])
+    assert two.bounds == (two.low, two.high) and two.low < 2.0 < two.high
+    assert mean_ci([2.5]).bounds == (2.5, 2.5)

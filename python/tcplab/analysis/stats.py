@@ -53,6 +53,12 @@ class ConfidenceInterval:
     def half_width(self) -> float:
         return (self.high - self.low) / 2
 
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(low, high); for one sample, which has no interval, the value itself twice: a
+        check on one run is decided by that run."""
+        return (self.low, self.high) if self.n > 1 else (self.mean, self.mean)
+
 
 def _values(name: str, values: Any) -> np.ndarray:
     a = np.asarray(values, dtype=float).ravel()

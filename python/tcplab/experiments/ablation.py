@@ -127,10 +127,14 @@ def explain(
                     c.explanation += f"; also holds with {ablation.change}"
             else:
                 record.unchanged.append(c.text)
-                # An ablated claim that is undecided says so; only a missing one is "not evaluated".
-                state = "still fails" if other is not None and other.passed is False else "not evaluated"
-                if other is not None and other.undecided:
-                    state = "undecided"
+                # An ablated claim that fails "still fails"; one undecided or without data says so.
+                state = (
+                    "not evaluated"
+                    if other is None
+                    else "still fails"
+                    if other.passed is False
+                    else other.verdict
+                )
                 c.tried.append(
                     f"{ablation.change}: {state}" + (f" ({other.detail})" if other and other.detail else "")
                 )

@@ -260,7 +260,7 @@ class LinuxConformance(Experiment):
             return out
         table = cf.conformance_table(rows)
         out.tables["kernel / simulator (means over runs, ± standard deviation)"] = cf.summary_table(table)
-        algos = [*cf.ALGORITHMS, *cf.PAIRS]
+        algos = list(cf.EVERY_ALGORITHM)
         out.tables["verdicts"] = verdict_grid(table, quick)
         out.tables["every figure, both sides"] = table
         ablations = self._bed_model_table(entries, figures, rows)
@@ -409,7 +409,7 @@ def verdict_grid(table: pd.DataFrame, quick: bool) -> pd.DataFrame:
     """The verdicts by scenario (rows) and algorithm (columns): "–" where the matrix has no
     such entry (a point limited to some algorithms, pairs on two-flow points), "not
     evaluated" where it has one without both sides' runs."""
-    algos = [*cf.ALGORITHMS, *cf.PAIRS]
+    algos = list(cf.EVERY_ALGORITHM)
     grid = table.pivot_table(index="scenario", columns="algorithm", values="verdict", aggfunc="first")
     grid = grid.reindex(index=[p.name for p in cf.matrix(quick)], columns=algos).astype(object)
     for point in cf.matrix(quick):

@@ -58,6 +58,8 @@ from .runner import delivered_in_window
 ALGORITHMS = ("reno", "cubic", "vegas", "veno", "newvegas", "code", "bbr")
 #: Two flows of different algorithms, flow 0 the first: run on every one-flow point.
 PAIRS = ("bbr+cubic",)
+#: Every algorithm and pair a matrix point can run: the verdict grid's columns.
+EVERY_ALGORITHM = (*ALGORITHMS, *PAIRS)
 #: Held to the tolerances on every point; NewVegas and CODE: the same, or the difference
 #: explained; BBR (alone and against CUBIC) to ``BBR_TOLERANCES``.
 STRICT = ("reno", "cubic", "vegas", "veno")
@@ -137,9 +139,9 @@ class Point:
 
     def __post_init__(self) -> None:
         where = f"point {self.name!r}"
-        unknown = set(self.only or ()) - {*ALGORITHMS, *PAIRS}
+        unknown = set(self.only or ()) - set(EVERY_ALGORITHM)
         if unknown:
-            allowed = ", ".join((*ALGORITHMS, *PAIRS))
+            allowed = ", ".join(EVERY_ALGORITHM)
             raise ValueError(f"{where}: only = {sorted(unknown)} is not allowed; one of {allowed}")
         if self.flows > 1 and set(self.only or ()) & set(PAIRS):
             raise ValueError(f"{where}: a pair (one flow each) cannot run a {self.flows}-flow point")
@@ -200,7 +202,7 @@ def repeats(quick: bool = False, point_name: str | None = None, algo: str | None
 
 def entries(quick: bool = False) -> list[tuple[Point, str]]:
     """Every (point, algorithm or pair) of the matrix."""
-    return [(p, a) for p in matrix(quick) for a in (*ALGORITHMS, *PAIRS) if p.runs(a)]
+    return [(p, a) for p in matrix(quick) for a in EVERY_ALGORITHM if p.runs(a)]
 
 
 def flow_algorithms(point: Point, algo: str) -> list[str]:

@@ -124,7 +124,7 @@ class Table2(Experiment):
         if runs["jain"].min() < 0.95:
             worst = int(runs["jain"].idxmin())
             out.notes.append(homogeneous_unfairness_note(*results[worst], runs.loc[worst, "jain"]))
-        lowest = t.loc[t["jain"].idxmin()]
+        lowest = t.loc[t["jain"].idxmin()] if len(t) else None
         out.claims.append(
             range_claim(
                 "Every variant keeps a fairness index of at least 0.95 among ten flows of its own kind "
@@ -135,7 +135,9 @@ class Table2(Experiment):
                 (0.95, math.inf),
                 f"lowest mean {lowest['jain']:.3f} [{lowest['low']:.3f}, {lowest['high']:.3f}] "
                 f"({LABEL[lowest['variant']]} at {lowest['bandwidth_mbps']:g} Mb/s); lowest single run "
-                f"{runs['jain'].min():.3f}",
+                f"{runs['jain'].min():.3f}"
+                if lowest is not None
+                else "no runs",
             )
         )
         mean = t.groupby("variant")["jain"].mean()
@@ -155,7 +157,7 @@ def per_point(runs: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (v, bw), g in runs.groupby(["variant", "bandwidth_mbps"], sort=False):
         ci = mean_ci(g["jain"].to_numpy())
-        low, high = (ci.low, ci.high) if ci.n > 1 else (ci.mean, ci.mean)
+        low, high = ci.bounds
         rows.append(
             {"variant": v, "bandwidth_mbps": bw, "jain": ci.mean, "low": low, "high": high}
             | {"utilisation": g["utilisation"].mean(), "seeds": ci.n}

@@ -139,7 +139,7 @@ def compare_variants(runs: pd.DataFrame, fairer: str, than: str) -> Claim:
             # A kind with no throughput in some run: its unfairness is unbounded, no mean.
             return claim(text, None, f"({nr},{nv}): a run in which one kind delivered nothing")
         ci = mean_ci(pair[than] - pair[fairer])
-        low, high = (ci.low, ci.high) if ci.n > 1 else (ci.mean, ci.mean)
+        low, high = ci.bounds
         lows.append(low)
         highs.append(high)
         spread = f"difference {ci.mean:+.2f} [{low:+.2f}, {high:+.2f}]" if ci.n > 1 else "one seed"
