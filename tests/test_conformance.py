@@ -19,8 +19,8 @@ from tcplab.result import TABLES, Result
 from tcplab.testbed import conformance as cf
 from tcplab.testbed import equivalence as eq
 from tcplab.testbed import plan
-from tcplab.testbed.runner import read_samples, tcp_series
-from tcplab.testbed.sampler import TCP_FIELDS, parse_tcp_info
+from tcplab.testbed.runner import bbr_mode, read_samples, tcp_cc_vars, tcp_series
+from tcplab.testbed.sampler import TCP_FIELDS, parse_bbr_info, parse_tcp_info
 
 
 def test_matrix_is_a_base_point_and_one_at_a_time_variations():
@@ -412,6 +412,51 @@ def test_tcp_info_parsing_and_sample_files(tmp_path):
     series = tcp_series(df, 0)
     assert series["srtt"].iloc[0] == pytest.approx(0.0405) and series["cwnd"].iloc[0] == 37
     assert np.isnan(series["min_rtt"].iloc[0]) and series["min_rtt"].iloc[1] == pytest.approx(0.04)
+
+
+def test_bbr_info_and_rates_become_the_simulators_cc_vars():
+    info = struct.pack("=IIIII", 1_250_000 & 0xFFFFFFFF, 1, 40_100, 320, 512)  # bw has a high half
+    bbr = parse_bbr_info(info)
+    assert bbr == {
+        "bbr_bw": (1 << 32) + 1_250_000,
+        "bbr_min_rtt_us": 40_100,
+        "bbr_pacing_gain": 320,
+        "bbr_cwnd_gain": 512,
+    }
+    assert parse_bbr_info(info[:16]) == {}, "a truncated attribute is no sample"
+    buf = bytearray(248)
+    buf[7] = 1  # delivery_rate_app_limited
+    struct.pack_into("=Q", buf, 160, 1_180_000)
+    assert parse_tcp_info(bytes(buf))["delivery_rate"] == 1_180_000
+    assert parse_tcp_info(bytes(buf))["delivery_rate_app_limited"] == 1
+    # The gains of tcp_bbr.c's modes: STARTUP, DRAIN, PROBE_BW (any cycle gain), PROBE_RTT.
+    assert [bbr_mode(*g) for g in ((739, 739), (88, 739), (192, 512), (256, 256))] == [0, 1, 2, 3]
+    assert np.isnan(bbr_mode(300, 300))
+    samples = pd.DataFrame(
+        {
+            "time": [0.01, 0.02, 0.03],
+            "delivery_rate": [-1, 1_000_000, 1_100_000],  # -1: not read (an older sampler)
+            "pacing_rate": [2**64 - 1, 2**64 - 1, 1_200_000],  # ~0: not set yet
+            "bbr_bw": [1_150_000, 1_160_000, 1_170_000],
+            "bbr_min_rtt_us": [40_000, 40_000, 41_000],
+            "bbr_pacing_gain": [739, 88, 320],
+            "bbr_cwnd_gain": [739, 739, 512],
+        }
+    )
+    v = tcp_cc_vars(samples, 1)
+    assert set(v["flow"]) == {1}
+
+    def var(name):
+        return list(v.loc[v["name"] == name, "value"])
+
+    assert var("delivery_rate") == [1_000_000, 1_100_000]
+    assert var("pacing_rate") == [1_200_000]
+    assert var("bw") == [1_150_000, 1_160_000, 1_170_000]
+    assert var("min_rtt") == pytest.approx([0.04, 0.04, 0.041])
+    assert var("pacing_gain") == pytest.approx([739 / 256, 88 / 256, 1.25])
+    assert var("mode") == [0, 1, 2]
+    cubic = samples.assign(bbr_bw=-1, bbr_min_rtt_us=-1, bbr_pacing_gain=-1, bbr_cwnd_gain=-1)
+    assert set(tcp_cc_vars(cubic, 0)["name"]) == {"delivery_rate", "pacing_rate"}, "no BBR state"
 
 
 def test_reproduce_refuses_clearly_without_root(monkeypatch, tmp_path):

@@ -23,6 +23,7 @@ from ..store import TESTBED_VERSION, ResultStore, kernel_run_key
 from ..testbed import archive as kernel_archive
 from ..testbed import conformance as cf
 from ..testbed import equivalence as eq
+from ..testbed.sampler import UNSET_PACING_RATE
 from . import register
 from .base import Claim, Experiment, Figure, Outcome, Results, Run
 from .common import panels
@@ -446,7 +447,7 @@ def _held(algo: str) -> str:
 
 
 #: A kernel pacing rate at or above this (bits/s) is tcp_info's "unset" (~0U bytes/s).
-UNSET_PACING_BPS = 1e15
+UNSET_PACING_BPS = UNSET_PACING_RATE * 8
 
 
 def bbr_figure(kernel: pd.DataFrame, sim: Result) -> Figure:

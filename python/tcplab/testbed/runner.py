@@ -21,7 +21,7 @@ from ..scenario import Scenario
 from . import net
 from .available import BED
 from .plan import TestbedPlan, plan
-from .sampler import QDISC_FIELDS, TCP_FIELDS
+from .sampler import QDISC_FIELDS, TCP_FIELDS, UNSET_PACING_RATE
 
 BASE_PORT = 5301
 #: Flow i leaves from SOURCE_PORT + i: the sampler looks each connection up by its ports.
@@ -154,10 +154,13 @@ def run_plan(
     capture: bool = True,
     sample_interval: float = SAMPLE_INTERVAL,
     receiver_capture: bool = False,
+    sender_capture: bool = False,
 ) -> Result:
     """Runs one planned scenario on the bed. ``capture``: the bottleneck's egress (r1) into
     ``out_dir/bottleneck.pcap``; ``receiver_capture``: the receiver's interface (h0) too, into
-    ``out_dir/receiver.pcap`` (both ends of the delay element: ``testbed.lateness``)."""
+    ``out_dir/receiver.pcap`` (both ends of the delay element: ``testbed.lateness``);
+    ``sender_capture``: the sender's interface (s0) too, into ``out_dir/sender.pcap`` (data
+    as it leaves, ACKs as they arrive: what the sender's estimators see)."""
     ports = any(f.kernel_cc.startswith("tl_") for f in p.flows)
     net.require(
         (*BED, "nstat")
@@ -186,33 +189,25 @@ def run_plan(
         window_bytes=p.window_bytes,
         access_rate_bps=p.access_rate_bps,
     ) as bed:
-        dump = receiver_dump = None
+        dumps = []
         if capture and out is not None:
-            dump = bed.spawn(
-                "r",
-                "tcpdump",
-                "-i",
-                "r1",
-                "-s",
-                "128",
-                "-w",
-                str(out / "bottleneck.pcap"),
-                "-U",
-                stdout=subprocess.DEVNULL,
-            )
-            if receiver_capture:
-                receiver_dump = bed.spawn(
-                    "h",
+            wanted = [("r", "r1", "bottleneck.pcap")]
+            wanted += [("h", "h0", "receiver.pcap")] if receiver_capture else []
+            wanted += [("s", "s0", "sender.pcap")] if sender_capture else []
+            for ns, dev, name in wanted:
+                dump = bed.spawn(
+                    ns,
                     "tcpdump",
                     "-i",
-                    "h0",
+                    dev,
                     "-s",
                     "128",
                     "-w",
-                    str(out / "receiver.pcap"),
+                    str(out / name),
                     "-U",
                     stdout=subprocess.DEVNULL,
                 )
+                dumps.append(dump)
         server = bed.spawn("h", *serve_command(BASE_PORT, len(p.flows)))
         _await_line(server, "ready", "the traffic receiver")
         tcp_file, q_file = (work / "tcp.txt").open("w"), (work / "qdisc.txt").open("w")
@@ -257,10 +252,9 @@ def run_plan(
             )
         tcp_file.close()
         q_file.close()
-        for d in (dump, receiver_dump):
-            if d is not None:
-                d.terminate()
-                d.wait(timeout=5)
+        for d in dumps:
+            d.terminate()
+            d.wait(timeout=5)
         qstats = bed.run("r", "tc", "-s", "-j", "qdisc", "show", "dev", "r1").stdout
         delay = net.delay_counters(bed)
     samples = read_samples(work / "tcp.txt", TCP_FIELDS, t0)
@@ -312,6 +306,60 @@ def tcp_series(samples: pd.DataFrame, flow: int) -> pd.DataFrame:
     )
 
 
+#: BBR's mode from its two gains, as tcp_bbr.c's ``bbr_update_gains`` sets them (x 256):
+#: STARTUP paces and sizes cwnd at the high gain (739), DRAIN paces at its inverse (88) with
+#: the high cwnd gain, PROBE_BW has a cwnd gain of 2 (512) and PROBE_RTT of 1 (256). The
+#: numbers are the simulator's ``mode`` variable (``Mode::index``).
+BBR_MODE_BY_GAINS = {(739, 739): 0.0, (88, 739): 1.0, (256, 256): 3.0}
+BBR_PROBE_BW_CWND_GAIN = 512
+BBR_UNIT = 256
+
+
+def bbr_mode(pacing_gain: int, cwnd_gain: int) -> float:
+    """The simulator's ``mode`` number of one tcp_bbr_info sample (NaN for gains no mode has)."""
+    if cwnd_gain == BBR_PROBE_BW_CWND_GAIN:
+        return 2.0
+    return BBR_MODE_BY_GAINS.get((pacing_gain, cwnd_gain), float("nan"))
+
+
+def tcp_cc_vars(samples: pd.DataFrame, flow: int) -> pd.DataFrame:
+    """The kernel's rate and BBR state as the simulator's ``cc_vars`` rows (time, flow, name,
+    value), under the simulator's names and units: ``delivery_rate`` and ``pacing_rate`` in
+    payload bytes per second; for a bbr socket (tcp_bbr_info) ``bw`` (bytes per second),
+    ``min_rtt`` (seconds), ``pacing_gain``, ``cwnd_gain`` and ``mode`` (from the gains).
+    Samples taken before the sampler read the field (-1) are left out, and pacing rates
+    before one was set (``UNSET_PACING_RATE``), as the simulator leaves them out."""
+    t = samples["time"].to_numpy(float)
+    columns: list[tuple[str, np.ndarray, np.ndarray]] = []  # (name, values, which samples read it)
+    if "delivery_rate" in samples:
+        read = samples["delivery_rate"].to_numpy() >= 0
+        pacing = samples["pacing_rate"].to_numpy(float)
+        columns += [
+            ("delivery_rate", samples["delivery_rate"].to_numpy(float), read),
+            ("pacing_rate", pacing, read & (pacing < UNSET_PACING_RATE)),
+        ]
+    if "bbr_bw" in samples:
+        read = samples["bbr_bw"].to_numpy() >= 0
+        pg, cg = samples["bbr_pacing_gain"].to_numpy(), samples["bbr_cwnd_gain"].to_numpy()
+        columns += [
+            ("bw", samples["bbr_bw"].to_numpy(float), read),
+            ("min_rtt", samples["bbr_min_rtt_us"].to_numpy(float) / 1e6, read),
+            ("pacing_gain", pg / BBR_UNIT, read),
+            ("cwnd_gain", cg / BBR_UNIT, read),
+            ("mode", np.array([bbr_mode(int(a), int(b)) for a, b in zip(pg, cg, strict=True)]), read),
+        ]
+    frames = [
+        pd.DataFrame({"time": t[read], "flow": flow, "name": name, "value": value[read]})
+        for name, value, read in columns
+        if read.any()
+    ]
+    return (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["time", "flow", "name", "value"])
+    )
+
+
 def window_mean(t: np.ndarray, v: np.ndarray, window: tuple[float, float]) -> float:
     """Mean of samples taken at (nearly) regular times inside ``window``; NaN when none."""
     inside = (t >= window[0]) & (t <= window[1]) & np.isfinite(v)
@@ -327,7 +375,7 @@ def _records(
     qsamples: pd.DataFrame | None = None,
     extra: dict[str, Any] | None = None,
 ) -> Result:
-    rows, series = [], []
+    rows, series, cc_vars = [], [], []
     samples = samples if samples is not None else pd.DataFrame()
     snd_mss = []
     for i, (f, total) in enumerate(zip(p.flows, received, strict=True)):
@@ -341,6 +389,7 @@ def _records(
             raise net.TestbedError(f"flow {f.name}: the tcp_info sampler saw no socket of it")
         ts = tcp_series(mine, i)
         series.extend(ts.to_dict("records"))
+        cc_vars.append(tcp_cc_vars(mine, i))
         last = mine.iloc[-1]
         retrans = int(last["total_retrans"])
         timeouts = int(last["total_rto"]) if last["total_rto"] >= 0 else np.nan
@@ -407,6 +456,7 @@ def _records(
     tables: dict[str, Any] = {name: pd.DataFrame() for name in TABLES}
     tables["flows"] = pd.DataFrame(rows)
     tables["series"] = pd.DataFrame(series)
+    tables["cc_vars"] = pd.concat(cc_vars, ignore_index=True) if cc_vars else pd.DataFrame()
     tables["links"] = pd.DataFrame(links)
     tables["queues"] = pd.DataFrame(queues)
     if out is not None and (out / "bottleneck.pcap").exists():
@@ -441,6 +491,7 @@ def run_scenario(
     native: bool = False,
     sample_interval: float = SAMPLE_INTERVAL,
     receiver_capture: bool = False,
+    sender_capture: bool = False,
 ) -> Result:
     """Runs a simulator scenario (the supported subset, see ``plan``) on the kernel test bed.
 
@@ -449,8 +500,9 @@ def run_scenario(
     RTTs, retransmissions and timeouts from tcp_info); ``series`` has the kernel's tcp_info
     (cwnd, srtt, rttvar, min_rtt, bytes acked, ...) every ``sample_interval``, ``queues``
     the bottleneck's backlog, ``meta["snmp"]`` the sender namespace's SNMP counters over the
-    run. ``native``: reno/cubic are the kernel's own (``plan``); ``receiver_capture``: a
-    capture at the receiver beside the bottleneck's (``run_plan``). Needs root."""
+    run. ``native``: reno/cubic are the kernel's own (``plan``); ``receiver_capture`` and
+    ``sender_capture``: a capture at the receiver or the sender beside the bottleneck's
+    (``run_plan``). Needs root."""
     if isinstance(scenario, (str, Path)):
         scenario = Scenario.load(scenario)
     return run_plan(
@@ -459,4 +511,5 @@ def run_scenario(
         capture=capture,
         sample_interval=sample_interval,
         receiver_capture=receiver_capture,
+        sender_capture=sender_capture,
     )

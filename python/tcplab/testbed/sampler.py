@@ -5,7 +5,8 @@
 
 ``tcp`` looks up the IPv4 TCP connections SRC:SPORT+i -> DST:DPORT+i (i < COUNT) through
 sock_diag (netlink, INET_DIAG_INFO: the kernel's ``struct tcp_info``, what ``ss -ti``
-prints) every INTERVAL_S on a fixed grid; ``qdisc`` dumps the queueing disciplines of
+prints, and for bbr its ``struct tcp_bbr_info``: bandwidth estimate, min RTT and gains)
+every INTERVAL_S on a fixed grid; ``qdisc`` dumps the queueing disciplines of
 DEV (rtnetlink, the ``tc -s`` counters: backlog in packets and bytes, drops, packets).
 One whitespace-separated line per socket or qdisc and sample, the first field the
 CLOCK_MONOTONIC time in nanoseconds (the runner's clock, ``time.monotonic``); the columns
@@ -36,6 +37,11 @@ RTM_GETQDISC = 38
 NLM_F_REQUEST, NLM_F_DUMP = 0x1, 0x300
 NLMSG_DONE, NLMSG_ERROR = 3, 2
 INET_DIAG_INFO = 2
+#: Requesting INET_DIAG_VEGASINFO is how a congestion control's own state is asked for:
+#: idiag_ext is 8 bits wide, too narrow for INET_DIAG_BBRINFO's bit, so tcp_bbr answers the
+#: Vegas bit with INET_DIAG_BBRINFO (struct tcp_bbr_info). Other modules of the bed answer
+#: nothing (reno, cubic, the BPF ones).
+INET_DIAG_VEGASINFO, INET_DIAG_BBRINFO = 3, 16
 TCA_KIND, TCA_STATS = 1, 3
 
 #: Columns of a ``tcp`` line after the time: ports, states and struct tcp_info fields
@@ -65,6 +71,12 @@ TCP_FIELDS = (
     "data_segs_out",
     "dsack_dups",
     "total_rto",
+    "delivery_rate",
+    "delivery_rate_app_limited",
+    "bbr_bw",
+    "bbr_min_rtt_us",
+    "bbr_pacing_gain",
+    "bbr_cwnd_gain",
 )
 QDISC_FIELDS = ("handle", "kind", "bytes", "packets", "drops", "overlimits", "qlen", "backlog")
 
@@ -87,8 +99,18 @@ _U32 = {
     "delivered": 192,
     "dsack_dups": 216,
 }
-_U64 = {"pacing_rate": 104, "bytes_acked": 120, "bytes_sent": 200, "bytes_retrans": 208}
+_U64 = {
+    "pacing_rate": 104,
+    "bytes_acked": 120,
+    "delivery_rate": 160,
+    "bytes_sent": 200,
+    "bytes_retrans": 208,
+}
 _TOTAL_RTO = 240  # __u16 tcpi_total_rto
+_APP_LIMITED = 7  # the byte whose lowest bit is tcpi_delivery_rate_app_limited
+#: A tcpi_pacing_rate at or above this (bytes per second) is "unset": ~0 before a congestion
+#: control or the stack sets one (~0U on kernels with a 32-bit sk_pacing_rate).
+UNSET_PACING_RATE = 1.25e14
 
 
 def parse_tcp_info(buf: bytes) -> dict[str, int]:
@@ -101,7 +123,22 @@ def parse_tcp_info(buf: bytes) -> dict[str, int]:
     for name, off in _U64.items():
         out[name] = struct.unpack_from("=Q", buf, off)[0] if len(buf) >= off + 8 else -1
     out["total_rto"] = struct.unpack_from("=H", buf, _TOTAL_RTO)[0] if len(buf) >= _TOTAL_RTO + 2 else -1
+    out["delivery_rate_app_limited"] = buf[_APP_LIMITED] & 1 if len(buf) > _APP_LIMITED else -1
     return out
+
+
+def parse_bbr_info(buf: bytes) -> dict[str, int]:
+    """struct tcp_bbr_info: BBR's bandwidth estimate (bytes per second, two u32 halves), its
+    min RTT (us) and its pacing and cwnd gains (x 256, BBR_UNIT); {} when too short."""
+    if len(buf) < 20:
+        return {}
+    lo, hi, min_rtt, pacing_gain, cwnd_gain = struct.unpack_from("=IIIII", buf, 0)
+    return {
+        "bbr_bw": (hi << 32) | lo,
+        "bbr_min_rtt_us": min_rtt,
+        "bbr_pacing_gain": pacing_gain,
+        "bbr_cwnd_gain": cwnd_gain,
+    }
 
 
 def _attrs(buf: bytes, off: int, end: int):
@@ -141,7 +178,7 @@ def _tcp_request(src: str, sport: int, dst: str, dport: int) -> bytes:
     """One connection's lookup: struct inet_diag_req_v2 (family, protocol, ext, pad, states)
     and its inet_diag_sockid (ports and addresses in network order, interface, cookie), the
     local end first; NLM_F_REQUEST only, so the kernel finds it in its hash table."""
-    ext = 1 << (INET_DIAG_INFO - 1)
+    ext = (1 << (INET_DIAG_INFO - 1)) | (1 << (INET_DIAG_VEGASINFO - 1))
     sockid = (
         struct.pack("!HH", sport, dport)
         + socket.inet_aton(src)
@@ -177,9 +214,14 @@ def tcp_sample(sock: socket.socket, requests: list[bytes]) -> list[dict[str, int
             continue
         # struct inet_diag_msg: family, state, timer, retrans, sockid (sport, dport, ...), ...
         sport, dport = struct.unpack_from("!HH", msg, 4)
+        row: dict[str, int] = {}
         for kind, value in _attrs(msg, 72, len(msg)):
             if kind == INET_DIAG_INFO:
-                rows.append({"dport": dport, "sport": sport, **parse_tcp_info(value)})
+                row |= {"dport": dport, "sport": sport, **parse_tcp_info(value)}
+            elif kind == INET_DIAG_BBRINFO:
+                row |= parse_bbr_info(value)
+        if "state" in row:
+            rows.append(row)
     return rows
 
 
