@@ -337,6 +337,39 @@ def _synthetic(rates_bps, retrans=(3, 4), segment=1000.0, rtt=0.05, cwnd=40.0, n
     return _result(pd.concat(rows, ignore_index=True), flows)
 
 
+def test_metrics_read_bbrs_bandwidth_estimate_inside_the_window():
+    full = 10e6 * 1000 / 1066
+    run = _synthetic([full])
+    assert np.isnan(cf.metrics(run, 10e6, (2.0, 10.0), 1000.0).bw_estimate), "no estimate: NaN"
+    t = np.round(np.arange(0, 10.001, 0.01), 3)
+    rise = np.where(t > 6, 1.05, 1.0) * np.where(t < 1, 3.0, 1.0)  # STARTUP's 3 x outside the window
+    run.cc_vars = pd.DataFrame({"time": t, "flow": 0, "name": "bw", "value": full / 8 * rise})
+    f = cf.metrics(run, 10e6, (2.0, 10.0), 1000.0)
+    inside = (t >= 2) & (t <= 10)
+    assert f.bw_estimate == pytest.approx(float(np.mean(rise[inside])))
+    assert f.bw_peak == pytest.approx(1.05), "the largest sample inside the window"
+
+
+def test_bbrs_bandwidth_estimate_is_a_diagnostic_beside_the_verdict():
+    """Each side's estimate over the runs that recorded one, shown in the summary; runs
+    without one (archived before the bed read it) are counted out, and other algorithms
+    have no such column."""
+    base = cf.matrix()[0]
+    run = cf.metrics(_synthetic([9e6]), 10e6, (2.0, 10.0), 1000.0)
+    with_bw = [replace(run, bw_estimate=0.98 + 0.01 * i, bw_peak=1.04) for i in range(2)]
+    row = cf.compare_point(base, "bbr", [run, *with_bw], [replace(run, bw_estimate=0.99, bw_peak=1.05)] * 3)
+    assert row["bw_counted_runs_kernel"] == 2 and row["bw_estimate_kernel"] == pytest.approx(0.985)
+    assert (row["bw_estimate_sim"], row["bw_peak_sim"]) == pytest.approx((0.99, 1.05))
+    assert row["verdict"] == "pass", "never part of the verdict"
+    reno = cf.compare_point(base, "reno", [run], [run])
+    assert "bw_estimate_kernel" not in reno
+    summary = cf.summary_table(cf.conformance_table([row, reno]))
+    column = "BBR's bandwidth estimate / capacity: mean, peak (runs)"
+    assert list(summary[column]) == ["0.985, 1.040 (2) / 0.990, 1.050 (3)", ""]
+    unread = cf.compare_point(base, "bbr", [run], [run])
+    assert cf.summary_table(cf.conformance_table([unread]))[column][0] == "- / -"
+
+
 def test_metrics_normalise_payload_per_frame_and_shares():
     full = 10e6 * 1000 / 1066  # the most payload 10 Mb/s carries in 1066-byte frames
     f = cf.metrics(_synthetic([0.75 * full, 0.25 * full]), 10e6, (2.0, 10.0), 1000.0)

@@ -362,3 +362,34 @@ def test_the_packaged_traces_are_the_base_points_first_runs_of_both_matrices():
                 trace["time"].is_monotonic_increasing
                 and trace["time"].iloc[-1] >= cf.matrix(quick)[0].duration
             )
+
+
+def test_traces_keep_bbrs_bandwidth_estimate_and_older_files_read_without_it(tmp_path):
+    series = _trace(3)
+    cc_vars = pd.DataFrame(
+        {
+            "time": [0.0, 0.01, 0.02, 0.01],
+            "flow": [0, 0, 0, 1],
+            "name": "bw",
+            "value": [1e6, 1.1e6, 1.2e6, 5.0],
+        }
+    )
+    trace = archive.trace_of(series, cc_vars)
+    assert list(trace["bw"]) == pytest.approx([8e6, 8.8e6, 9.6e6]), "flow 0's estimate, bits per second"
+    assert archive.trace_of(series)["bw"].isna().all(), "no estimate: NaN"
+    old = tmp_path / "old.csv.gz"
+    _trace(5).assign(key="k").drop(columns="flow").to_csv(old, index=False)  # before bw was kept
+    held = archive.load_traces(old)["k"]
+    assert len(held) == 5 and held["bw"].isna().all()
+
+
+def test_archives_written_before_the_bandwidth_estimate_still_read(tmp_path):
+    path = tmp_path / "kernel.csv"
+    figures = cf.metrics(_synthetic([9e6]), 10e6, (0.0, 3.0), 1000.0)
+    row = archive.to_row(figures, key="k", scenario="base", algorithm="reno", repeat=0, **PROVENANCE)
+    archive.merge([row], path)
+    frame = pd.read_csv(path)
+    frame.drop(columns=["bw_estimate", "bw_peak"]).to_csv(path, index=False)
+    held = archive.load(path)["k"].figures
+    assert math.isnan(held.bw_estimate) and math.isnan(held.bw_peak)
+    assert held.utilisation == pytest.approx(figures.utilisation)

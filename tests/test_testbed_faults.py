@@ -485,3 +485,12 @@ def test_a_lossy_run_records_the_drops_the_path_applied(built):
     assert d["forwarded_data"] > 500 and d["dropped_full_data"] == 0
     rate = d["dropped_random"] / (d["forwarded_data"] + d["dropped_random"])
     assert 0.005 < rate < 0.05, d
+
+
+@pytest.mark.parametrize("value", ["segment", True, 2])
+def test_the_kernel_paces_whole_gso_packets(value):
+    """The bed's kernel paces per skb (tcp_write_xmit): pacing_unit "gso" (or left out) is
+    what it does, anything else is refused naming the key and the allowed value."""
+    assert plan(one_flow(pacing_unit="gso")).mss == 1000
+    with pytest.raises(ScenarioError, match=r"tcp\.pacing_unit: .*the kernel always paces .* allowed: 'gso'"):
+        plan(one_flow(pacing_unit=value))

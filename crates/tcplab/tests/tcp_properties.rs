@@ -184,9 +184,10 @@ fn exemptions_name_algorithms_of_the_registry() {
     }
 }
 
-/// Seeds tried for the case below (the fault shows in about 2 % of random cases, far more
-/// often in this one).
-const SEEDS_TO_SHOW_THE_FAULT: u64 = 30;
+/// Seeds tried for the case below (the fault shows in about 2 % of random cases, more
+/// often in this one: first between seeds 81 and 120 since the linux profile paces whole GSO packets,
+/// engine 0.3.9; in several of 1-30 before).
+const SEEDS_TO_SHOW_THE_FAULT: u64 = 200;
 
 /// The fault behind BBR's exemption, on a case where it shows (two RACK responses to
 /// segments never dropped, a second after a timeout): when loss detection after a timeout

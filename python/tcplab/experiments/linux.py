@@ -200,10 +200,11 @@ class LinuxConformance(Experiment):
         """The traces the report draws (``archive.trace_of``) of the kernel runs, full and
         quick, that ``store`` holds, by store key."""
         return {
-            key: kernel_archive.trace_of(store.load(key).series)
+            key: kernel_archive.trace_of(run.series, run.cc_vars)
             for quick in (False, True)
             for key in self._traced(quick).values()
             if store.has(key)
+            for run in (store.load(key),)
         }
 
     def archive_rows(self, store: ResultStore) -> list[dict[str, Any]]:
@@ -248,7 +249,7 @@ class LinuxConformance(Experiment):
             figures[(*key, side)].append(one)
             if point.name == "base" and params["repeat"] == 0:
                 if side == "kernel":
-                    kernel_traces[key[1]] = res.series
+                    kernel_traces[key[1]] = kernel_archive.trace_of(res.series, res.cc_vars).assign(flow=0)
                 elif side == "sim":
                     sim_runs[key[1]] = res
         from_archive = self._from_archive(results, quick, points, figures)
@@ -451,20 +452,27 @@ UNSET_PACING_BPS = UNSET_PACING_RATE * 8
 
 
 def bbr_figure(kernel: pd.DataFrame, sim: Result) -> Figure:
-    """BBR's pacing rate and cwnd on the base point, kernel (its run's series, stored or
-    archived) beside simulator: the PROBE_BW gain cycle (pacing 5/4, 3/4, then 1 for six
-    rounds) and PROBE_RTT's dip to 4 segments every 10 s should show in both."""
+    """BBR's pacing rate, bandwidth estimate and cwnd on the base point, kernel (its run's
+    trace, stored or archived) beside simulator: the PROBE_BW gain cycle (pacing 5/4, 3/4,
+    then 1 for six rounds), PROBE_RTT's dip to 4 segments every 10 s and the estimate's rise
+    after each PROBE_RTT should show in both."""
     import matplotlib.pyplot as plt
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.2), sharex=True)
+    fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(9, 7.0), sharex=True)
     k = kernel[kernel["flow"] == 0]
     s = sim.series[sim.series["flow"] == 0]
     v = sim.cc_vars
-    rate = v[(v["flow"] == 0) & (v["name"] == "pacing_rate")] if len(v) else None
-    sim_mbps = rate["value"] * 8 / 1e6 if rate is not None else pd.Series(dtype=float)
+
+    def sim_var(name: str) -> pd.DataFrame:
+        return (
+            v[(v["flow"] == 0) & (v["name"] == name)] if len(v) else pd.DataFrame(columns=["time", "value"])
+        )
+
+    rate, bw = sim_var("pacing_rate"), sim_var("bw")
     # tcp_info reports ~0U (no limit) before BBR sets a rate: left out, not drawn as 10^14.
     paced = k[k["pacing_rate"] < UNSET_PACING_BPS] if "pacing_rate" in k else k.iloc[:0]
     kernel_mbps = paced["pacing_rate"] / 1e6 if len(paced) else pd.Series(dtype=float)
+    sim_mbps = rate["value"] * 8 / 1e6
     if len(kernel_mbps):
         top.plot(paced["time"], kernel_mbps, "-", lw=0.8, label="kernel")
     if len(sim_mbps):
@@ -474,19 +482,31 @@ def bbr_figure(kernel: pd.DataFrame, sim: Result) -> Figure:
     steady = [float(np.median(x)) for x in (kernel_mbps, sim_mbps) if len(x)]
     if steady:
         top.set_ylim(0, 3 * max(steady))
+    kernel_bw = k[np.isfinite(k["bw"])] if "bw" in k else k.iloc[:0]
+    if len(kernel_bw):
+        middle.plot(kernel_bw["time"], kernel_bw["bw"] / 1e6, "-", lw=0.8, label="kernel")
+    if len(bw):
+        middle.plot(bw["time"], bw["value"] * 8 / 1e6, "--", lw=0.8, label="sim")
+        # The estimate around the bottleneck's rate, not STARTUP's first samples.
+        middle.set_ylim(
+            0.8 * float(np.median(bw["value"])) * 8 / 1e6, 1.15 * float(np.median(bw["value"])) * 8 / 1e6
+        )
+    middle.set_ylabel("bandwidth estimate (Mb/s)")
     for df, style, label in ((k, "-", "kernel"), (s, "--", "sim")):
         bottom.plot(df["time"], df["cwnd"], style, lw=0.8, label=label)
     bottom.set_ylabel("cwnd (segments)")
     bottom.set_xlabel("time (s)")
-    for ax in (top, bottom):
+    for ax in (top, middle, bottom):
         ax.grid(True, alpha=0.3)
         if ax.get_lines():  # (neither side may have a pacing rate)
             ax.legend(fontsize=7)
     fig.tight_layout()
+    kernel_note = "" if len(kernel_bw) else " (the kernel's estimate was not recorded in this run)"
     return Figure(
         "bbr-traces",
         fig,
-        "BBR alone on the base point (10 Mb/s, 40 ms, 1 BDP): pacing rate and cwnd, kernel (solid) "
-        "and simulator (dashed); PROBE_BW's 5/4 and 3/4 phases and PROBE_RTT's drop of cwnd to 4 "
-        "segments every 10 s",
+        "BBR alone on the base point (10 Mb/s, 40 ms, 1 BDP): pacing rate, bandwidth estimate"
+        f"{kernel_note} and cwnd, kernel (solid) and simulator (dashed); PROBE_BW's 5/4 and 3/4 "
+        "phases, PROBE_RTT's drop of cwnd to 4 segments every 10 s and the estimate's rise above "
+        "the bottleneck's rate after it (the bottleneck's token bucket, docs/kernel.md)",
     )

@@ -29,13 +29,17 @@ from .conformance import Figures
 #: The archive in the package (python/tcplab/testbed/data/).
 ARCHIVE = Path(__file__).with_name("data") / "conformance_kernel.csv"
 
-#: The columns of an archived trace (flow 0 of the run under ``key``).
-TRACE_COLUMNS = ("key", "time", "cwnd", "pacing_rate")
+#: The columns of an archived trace (flow 0 of the run under ``key``); ``bw`` (BBR's
+#: bandwidth estimate) came later: a file without it is read with NaN.
+TRACE_COLUMNS = ("key", "time", "cwnd", "pacing_rate", "bw")
+_TRACE_REQUIRED = ("key", "time", "cwnd", "pacing_rate")
 
 #: Where a run was measured, beside its figures.
 PROVENANCE = ("key", "scenario", "algorithm", "repeat", "measured", "kernel", "testbed")
 #: The figures' scalar fields, one column each (the shares are ``share_0``, ``share_1``, ...).
 _SCALARS = tuple(f.name for f in fields(Figures) if f.name not in ("shares", "seed"))
+#: Figures the archive gained later: a file without their columns is read with NaN.
+_LATER = ("bw_estimate", "bw_peak")
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,8 @@ def _write_whole(frame: pd.DataFrame, path: Path, **to_csv: object) -> None:
 def _read(path: Path) -> pd.DataFrame:
     """The archive file's rows."""
     text = {"key": str, "measured": str, "kernel": str, "testbed": str}
-    return _read_csv(path, "kernel measurements", (*PROVENANCE, *_SCALARS), text)
+    required = (*PROVENANCE, *(name for name in _SCALARS if name not in _LATER))
+    return _read_csv(path, "kernel measurements", required, text)
 
 
 def load(path: Path = ARCHIVE) -> dict[str, Archived]:
@@ -142,19 +147,27 @@ def traces_path(archive: Path = ARCHIVE) -> Path:
     return archive.with_name(f"{archive.stem}_traces.csv.gz")
 
 
-def trace_of(series: pd.DataFrame) -> pd.DataFrame:
-    """What the report draws of a kernel run's series: flow 0's time, cwnd and pacing rate
-    (bits per second; NaN where the run has none)."""
+def trace_of(series: pd.DataFrame, cc_vars: pd.DataFrame | None = None) -> pd.DataFrame:
+    """What the report draws of a kernel run: flow 0's time, cwnd, pacing rate and BBR's
+    bandwidth estimate (``cc_vars``' ``bw`` at the same samples), rates in bits per second;
+    NaN where the run has none."""
     mine = series[series["flow"] == 0]
     rate = mine["pacing_rate"] if "pacing_rate" in mine else float("nan")
-    return pd.DataFrame({"time": mine["time"], "cwnd": mine["cwnd"], "pacing_rate": rate}).reset_index(
+    out = pd.DataFrame({"time": mine["time"], "cwnd": mine["cwnd"], "pacing_rate": rate}).reset_index(
         drop=True
     )
+    bw = pd.DataFrame(columns=["time", "value"])
+    if cc_vars is not None and len(cc_vars):
+        bw = cc_vars[(cc_vars["flow"] == 0) & (cc_vars["name"] == "bw")]
+    by_time = bw.drop_duplicates("time").set_index("time")["value"].astype(float) * 8
+    out["bw"] = out["time"].map(by_time).astype(float)
+    return out
 
 
 def _read_traces(path: Path) -> pd.DataFrame:
-    """The traces file's rows."""
-    return _read_csv(path, "kernel traces", TRACE_COLUMNS, {"key": str})
+    """The traces file's rows (``bw`` NaN in a file written before it)."""
+    frame = _read_csv(path, "kernel traces", _TRACE_REQUIRED, {"key": str})
+    return frame.reindex(columns=[*frame.columns, *(c for c in TRACE_COLUMNS if c not in frame)])
 
 
 def load_traces(path: Path) -> dict[str, pd.DataFrame]:
@@ -177,7 +190,7 @@ def merge_traces(traces: dict[str, pd.DataFrame], path: Path) -> int:
     if not traces:
         return 0
     old = _read_traces(path) if path.exists() else pd.DataFrame(columns=list(TRACE_COLUMNS))
-    new = [t.assign(key=key)[list(TRACE_COLUMNS)] for key, t in traces.items()]
+    new = [t.assign(key=key).reindex(columns=list(TRACE_COLUMNS)) for key, t in traces.items()]
     kept = old.loc[~old["key"].isin(traces), list(TRACE_COLUMNS)]
     both = pd.concat([kept, *new], ignore_index=True) if len(kept) else pd.concat(new, ignore_index=True)
     both = both.sort_values(["key", "time"], kind="stable")

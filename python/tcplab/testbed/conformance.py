@@ -168,7 +168,9 @@ class Point:
 #: The entries of the full matrix whose verdict was undecided after five runs a side (engine
 #: 0.3.8 with the bed's model, all 72 entries from the archive, 2026-11-27): each has a second
 #: stage of five more runs a side, decided on all ten (docs/kernel.md, "A second stage for the
-#: undecided entries"). The list is the record of that first stage, not of any later one.
+#: undecided entries"). The list is the record of that first stage, and of the one BBR entry
+#: that engine 0.3.9 left undecided after five (pacing whole GSO packets changed only the
+#: paced flows' simulated side: BBR's; "2 flows staggered"), not of any later one.
 SECOND_STAGE: frozenset[tuple[str, str]] = frozenset(
     {
         ("base", "newvegas"),
@@ -186,6 +188,7 @@ SECOND_STAGE: frozenset[tuple[str, str]] = frozenset(
         ("2 flows staggered", "vegas"),
         ("2 flows staggered", "newvegas"),
         ("2 flows staggered", "code"),
+        ("2 flows staggered", "bbr"),  # engine 0.3.9
     }
 )
 
@@ -395,6 +398,12 @@ class Figures:
     #: The share of data frames the path's random loss really dropped over the run (the
     #: bed's delay element counts them; the simulator's flows do): NaN where not counted.
     random_drop_rate: float = float("nan")
+    #: BBR's bandwidth estimate over the capacity, the mean and the largest sample inside
+    #: the window of the flows that export one (``bw``: the simulator's BBR, the kernel's
+    #: bbr through tcp_bbr_info); NaN without (other algorithms, kernel runs archived before
+    #: the bed read it).
+    bw_estimate: float = float("nan")
+    bw_peak: float = float("nan")
     #: The run's seed (``meta["seed"]``): at a random-loss point it sets both sides' loss
     #: draws, which pairs a kernel run with the simulated run of the same seed.
     seed: int | None = None
@@ -455,6 +464,7 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
         v = flows[name].to_numpy(float)
         return float(np.sum(v)) if np.isfinite(v).all() else nan
 
+    bw_mean, bw_peak = bandwidth_estimate(result.cc_vars, window)
     return Figures(
         utilisation=total / capacity if capacity > 0 else nan,
         goodput_bps=total,
@@ -467,8 +477,23 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
         shares=[g / total for g in goodputs] if len(goodputs) > 1 and total > 0 else [],
         segment=segment,
         random_drop_rate=random_drop_rate(result),
+        bw_estimate=bw_mean * 8 / capacity if capacity > 0 else nan,
+        bw_peak=bw_peak * 8 / capacity if capacity > 0 else nan,
         seed=result.meta.get("seed"),
     )
+
+
+def bandwidth_estimate(cc_vars: pd.DataFrame | None, window: tuple[float, float]) -> tuple[float, float]:
+    """BBR's bandwidth estimate inside ``window``, bytes of payload per second: the mean over
+    the flows that export ``bw`` of each one's mean, and the largest sample of any; NaN
+    without one."""
+    nan = float("nan")
+    if cc_vars is None or not len(cc_vars) or "name" not in cc_vars:
+        return nan, nan
+    v = cc_vars[(cc_vars["name"] == "bw") & (cc_vars["time"] >= window[0]) & (cc_vars["time"] <= window[1])]
+    if not len(v):
+        return nan, nan
+    return float(v.groupby("flow")["value"].mean().mean()), float(v["value"].max())
 
 
 def _finite(*xs: float) -> bool:
@@ -619,6 +644,7 @@ def compare_point(
                 checks[name][1](k),
             )
     row.update(loss_draw_columns(point, algo, kernel_runs, sim_runs))
+    row.update(bandwidth_estimate_columns(algo, kernel_runs, sim_runs))
     row["share_kernel"] = "/".join(f"{x:.2f}" for x in k_mean.shares) or "-"
     row["share_sim"] = "/".join(f"{x:.2f}" for x in s_mean.shares) or "-"
     two = len(flow_algorithms(point, algo)) > 1
@@ -654,6 +680,41 @@ def loss_draw_columns(
     band = tolerances(algo)["utilisation"][1](out["utilisation_at_nominal_loss_kernel"])
     out["utilisation_at_nominal_loss_diagnostic"] = eq.decide(k, s, band)
     return out
+
+
+def bandwidth_estimate_columns(
+    algo: str, kernel_runs: list[Figures], sim_runs: list[Figures]
+) -> dict[str, Any]:
+    """For an entry with BBR: its bandwidth estimate over the capacity on each side, the mean
+    over the runs that recorded one of their means and of their peaks, and how many did
+    (kernel runs archived before the bed read tcp_bbr_info did not). A diagnostic: it shows
+    whether the two BBRs measure the same bottleneck, and never enters the row's verdict."""
+    if "bbr" not in algo.split("+"):
+        return {}
+    out: dict[str, Any] = {}
+    for side, runs in (("kernel", kernel_runs), ("sim", sim_runs)):
+        counted = [f for f in runs if math.isfinite(f.bw_estimate)]
+        for name in ("bw_estimate", "bw_peak"):
+            values = [getattr(f, name) for f in counted]
+            out[f"{name}_{side}"] = float(np.mean(values)) if values else float("nan")
+        out[f"bw_counted_runs_{side}"] = len(counted)
+    return out
+
+
+def _bandwidth_estimate_cell(row: pd.Series) -> str:
+    """BBR's bandwidth estimate over the capacity, "mean, peak (runs)" kernel / simulator;
+    empty for other algorithms."""
+    counted = row.get("bw_counted_runs_sim")
+    if counted is None or not math.isfinite(counted):
+        return ""
+
+    def side(name: str) -> str:
+        runs = int(row[f"bw_counted_runs_{name}"])
+        if not runs:
+            return "-"
+        return f"{row[f'bw_estimate_{name}']:.3f}, {row[f'bw_peak_{name}']:.3f} ({runs})"
+
+    return f"{side('kernel')} / {side('sim')}"
 
 
 def conformance_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -703,6 +764,7 @@ def summary_table(table: pd.DataFrame) -> pd.DataFrame:
                 f"{_side(row, name, 'kernel', fmt, with_sd)} / {_side(row, name, 'sim', fmt, with_sd)}"
             )
         cells["utilisation at the nominal loss"] = _at_nominal_loss_cell(row)
+        cells["BBR's bandwidth estimate / capacity: mean, peak (runs)"] = _bandwidth_estimate_cell(row)
         ranked = " (larger first)" if row.get("shares_by") == "rank" else ""
         cells["shares"] = (
             "" if row["share_check"] == "-" else f"{row['share_kernel']} vs {row['share_sim']}{ranked}"

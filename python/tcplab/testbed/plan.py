@@ -62,6 +62,7 @@ FIXED_BEHAVIOUR = {
     "app_push": ("gso", "always marks PSH itself, on every GSO packet of two or more segments"),
     "tso_defer": (True, "always defers data that fills less than a GSO packet while an ACK is due"),
     "sack_compress": (True, "always holds the SACKs after the third for a hole (tcp_comp_sack_* defaults)"),
+    "pacing_unit": ("gso", "always paces whole GSO packets (tcp_write_xmit checks the pacing per skb)"),
 }
 
 

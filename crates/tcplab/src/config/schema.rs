@@ -522,6 +522,27 @@ pub struct TcpOptions {
     /// `tcp_min_tso_segs` burst).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing_quantum: Option<u32>,
+    /// What the pacer spaces: "segment" (each segment its own slot, back to back only on
+    /// the credit of `pacing_quantum`; default for ns2) or "gso" (whole GSO packets of the
+    /// size goal, as Linux; default for linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_unit: Option<PacingUnit>,
+}
+
+/// What a paced flow's pacer spaces.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum PacingUnit {
+    /// Each segment waits for the previous one's slot; a pause earns the credit of
+    /// `pacing_quantum` - 1 segments.
+    Segment,
+    /// Each transmission leaves as GSO packets of up to the size goal (`tcp_tso_autosize`,
+    /// about a millisecond of the pacing rate, at least `tcp_min_tso_segs` = 2 segments,
+    /// at most half the window), back to back, and the next packet waits for the whole
+    /// packet's slot: Linux's internal pacing (`tcp_write_xmit` checks `tcp_pacing_check`
+    /// per skb; `tcp_update_skb_after_send` moves `tcp_wstamp_ns` on by the skb's length
+    /// over the rate).
+    Gso,
 }
 
 /// A named set of TCP defaults.
@@ -633,6 +654,7 @@ impl TcpOptions {
             quickack: self.quickack.or(defaults.quickack),
             pacing: self.pacing.or(defaults.pacing),
             pacing_quantum: self.pacing_quantum.or(defaults.pacing_quantum),
+            pacing_unit: self.pacing_unit.or(defaults.pacing_unit),
         }
     }
 }

@@ -4,7 +4,7 @@ use super::test_support::ack;
 use super::{TcpConfig, TcpSender};
 use crate::cc::reno::Reno;
 use crate::cc::{CcState, CongestionControl, LossInfo, RateSample, Recovery};
-use crate::config::{Stack, TcpOptions};
+use crate::config::{PacingUnit, Stack, TcpOptions};
 use crate::sim::Time;
 use proptest::prelude::*;
 
@@ -75,29 +75,39 @@ fn drive(s: &mut TcpSender, acks: &[(u64, u32)]) -> Vec<(Time, u32)> {
 }
 
 proptest! {
-    /// Whatever the ACK clock does, a paced sender never sends more than
-    /// `rate * dt + quantum * mss` bytes in any stretch `dt` between two transmissions.
+    /// Whatever the ACK clock does, a paced sender never sends more than `rate * dt` plus
+    /// one burst in any stretch `dt` between two transmissions: `quantum * mss` bytes when
+    /// it paces segments, one GSO packet (at most 64 segments and half the window) when it
+    /// paces GSO packets.
     #[test]
-    fn paced_sender_never_beats_rate_plus_quantum(
+    fn paced_sender_never_beats_rate_plus_one_burst(
         rate in 1e5f64..1e8,
         quantum in 1u32..4,
         cwnd in 2.0f64..60.0,
         acks in proptest::collection::vec((0u64..50_000_000, 1u32..8), 1..120),
         linux in any::<bool>(),
+        gso in any::<bool>(),
     ) {
         let stack = if linux { Stack::Linux } else { Stack::Ns2 };
-        let opts = TcpOptions { stack: Some(stack), pacing_quantum: Some(quantum), ..TcpOptions::default() };
+        let unit = if gso { PacingUnit::Gso } else { PacingUnit::Segment };
+        let opts = TcpOptions {
+            stack: Some(stack),
+            pacing_quantum: Some(quantum),
+            pacing_unit: Some(unit),
+            ..TcpOptions::default()
+        };
         let recovery = if linux { Recovery::Prr } else { Recovery::NewReno };
         let cc = FixedRate { cwnd, rate, samples: Vec::new() };
         let mut s = sender(Box::new(cc), opts.clone(), recovery);
         let mss = TcpConfig::from_options(&opts).mss;
         let sent = drive(&mut s, &acks);
         prop_assert!(!sent.is_empty());
+        let burst = if gso { ((cwnd as u32) / 2).clamp(1, 64) } else { quantum };
         for i in 0..sent.len() {
             let mut bytes = 0.0;
             for &(t, len) in &sent[i..] {
                 bytes += len as f64;
-                let allowed = rate * (t - sent[i].0).as_secs_f64() + (quantum * mss) as f64;
+                let allowed = rate * (t - sent[i].0).as_secs_f64() + (burst * mss) as f64;
                 prop_assert!(bytes <= allowed + 1e-6, "{} bytes from {:?} to {:?}, {} allowed", bytes, sent[i].0, t, allowed);
             }
         }

@@ -216,7 +216,7 @@ impl TcpSender {
             outbox: Vec::with_capacity(8),
             timer_request: None,
             rate_driven,
-            pacer: paced.then(|| Pacer::new(cfg.pacing_quantum, cfg.mss)),
+            pacer: paced.then(|| Pacer::new(cfg.pacing_unit, cfg.pacing_quantum, cfg.mss)),
             rate: paced.then(Box::default),
             pace_request: None,
             cfg: cfg.clone(),
@@ -386,8 +386,16 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.event_sends += 1;
         self.st.last_send = now;
-        if let Some(p) = &mut self.pacer {
-            p.on_send(now, payload, self.st.pacing_rate);
+        if let Some(p) = &self.pacer {
+            let goal = if p.opens_packet(now) {
+                self.gso_packet_segs()
+            } else {
+                0
+            };
+            let rate = self.st.pacing_rate;
+            if let Some(p) = &mut self.pacer {
+                p.on_send(now, payload, rate, goal);
+            }
         }
         self.outbox.push(Packet {
             uid: 0,
@@ -668,7 +676,7 @@ impl TcpSender {
     /// never across an skb's end, so a packet starts where the last transmission stopped.
     #[inline(never)]
     fn push_gso_packets(&mut self, from: usize) {
-        let cap = self.gso_segs().min(((self.st.cwnd as u32) / 2).max(1));
+        let cap = self.gso_packet_segs();
         let skb = self.skb_segs();
         // The open packet: its last segment's outbox index, that segment and its length.
         let mut open: Option<(usize, u32, u32)> = None;
@@ -709,6 +717,12 @@ impl TcpSender {
             .max(1)
     }
 
+    /// Segments of one GSO packet: the size goal, at most half the window (Linux
+    /// `tcp_cwnd_test`'s quota, which `tcp_mss_split_point` cuts packets to).
+    fn gso_packet_segs(&self) -> u32 {
+        self.gso_segs().min(((self.st.cwnd as u32) / 2).max(1))
+    }
+
     /// Linux's GSO size goal in segments (`tcp_tso_autosize`): the pacing rate's bytes per
     /// 2^-10 s (`sk_pacing_shift` 10), plus 64 KB >> (min RTT in us >> 9) on paths of under
     /// 16 ms (`tcp_tso_rtt_log` 9, Linux >= 5.18), at least `tcp_min_tso_segs` (2), at most 64.
@@ -733,8 +747,7 @@ impl TcpSender {
     /// How many of the new segments that the congestion window (`cwnd_room`) and the
     /// receiver's (`rwnd_room`) let out may leave now: all of them, unless `tso_defer` holds
     /// some back for an ACK due soon (tso_defer.rs). Records whether that left the flow
-    /// cwnd-limited. A paced flow sends at its slots instead (Linux paces whole GSO packets;
-    /// tcplab paces segments).
+    /// cwnd-limited. A paced flow sends at its slots instead (tcp/pacing.rs).
     #[inline(never)]
     pub(super) fn deferral_allowance(&mut self, now: Time, cwnd_room: u32, rwnd_room: u32) -> u32 {
         let room = cwnd_room.min(rwnd_room);
