@@ -555,15 +555,16 @@ def test_every_scenario_is_not_held_on_the_scenarios_that_happen_to_be_stored():
 def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     """Each simulated entry runs again without the bed's bucket, with engine 0.3.8's receiver
     (reads at once, the arrival-to-ACK latency drawn per ACK), without any receiver latency,
-    without TSO deferral, without SACK compression, with PSH at burst ends, with a sender and
-    receiver per flow, and with engine 0.3.3's model, 6.18 receiver;
+    without TSO deferral, without SACK compression, with PSH at burst ends, pacing segments
+    (engine 0.3.8), with a sender and receiver per flow, and with engine 0.3.3's model, 6.18
+    receiver;
     the kernel's runs are not repeated, and the report tables each model's verdicts against
     the same kernel runs, naming the entries whose verdict changes."""
     exp = LinuxConformance()
     runs = exp.runs(quick=True)
     models = [r for r in runs if "model" in r.params]
-    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 8
-    assert len(models) == 8 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
+    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 9
+    assert len(models) == 9 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
     assert all(r.backend == "sim" for r in models), "the kernel's runs are shared"
     default = next(r for r in runs if r.backend == "sim" and "model" not in r.params)
     assert default.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
@@ -578,6 +579,10 @@ def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     assert "burst" not in old.scenario.doc["topology"]["bottleneck"]
     assert old.scenario.doc["tcp"]["app_push"] == "burst" and old.scenario.doc["tcp"]["tso_defer"] is False
     assert old.scenario.doc["tcp"]["sack_compress"] is False
+    assert old.scenario.doc["tcp"]["pacing_unit"] == "segment"
+    segments = next(r for r in models if r.params["model"] == "paced segments (0.3.8)")
+    assert segments.scenario.doc["tcp"]["pacing_unit"] == "segment"
+    assert "pacing_unit" not in default.scenario.doc["tcp"], "the linux profile's own: gso"
     two = next(p for p in cf.matrix(quick=True) if p.flows == 2)
     two_runs = [r for r in models if r.params["scenario"] == two.name and r.params["algorithm"] == "reno"]
     pairs = {r.params["model"]: r.scenario.doc["topology"]["pairs"] for r in two_runs}

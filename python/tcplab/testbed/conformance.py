@@ -248,6 +248,7 @@ def scenario(
     tso_defer: bool | None = None,
     sack_compress: bool | None = None,
     shared_hosts: bool = True,
+    pacing_unit: str | None = None,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
@@ -258,8 +259,8 @@ def scenario(
     (seconds or a distribution; only with a stack; :data:`BED_ACK_LATENCY` is the bed's);
     ``app_read``: the receiving applications' ``[tcp] app_read`` (the same kinds;
     :data:`BED_APP_READ` is the bed's);
-    ``app_push``, ``tso_defer`` and ``sack_compress``: the ``[tcp]`` keys of those names
-    (only with a stack; None leaves the profile's). ``shared_hosts``: every flow from one
+    ``app_push``, ``tso_defer``, ``sack_compress`` and ``pacing_unit``: the ``[tcp]`` keys of
+    those names (only with a stack; None leaves the profile's). ``shared_hosts``: every flow from one
     sender to one receiver, as on the bed (its flows share the sender's link, so a flow's
     window leaves as one train ahead of or behind the other's); False: a sender-receiver
     pair per flow, each with its own access link."""
@@ -305,6 +306,8 @@ def scenario(
             tcp["tso_defer"] = tso_defer
         if sack_compress is not None:
             tcp["sack_compress"] = sack_compress
+        if pacing_unit is not None:
+            tcp["pacing_unit"] = pacing_unit
     s.set_tcp(**tcp)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
@@ -339,8 +342,9 @@ KERNEL_DEFAULTS: dict[str, dict[str, Any]] = _kernel_defaults()
 
 
 #: ``[tcp]`` keys that model what the bed's hosts do (its receiver's reads and ACK latency,
-#: its kernel's PSH rule, TSO deferral and SACK compression): left out of the bed's document.
-MODELLED_HOST_KEYS = ("ack_latency", "app_read", "app_push", "tso_defer", "sack_compress")
+#: its kernel's PSH rule, TSO deferral, SACK compression and pacing unit): left out of the bed's
+#: document.
+MODELLED_HOST_KEYS = ("ack_latency", "app_read", "app_push", "tso_defer", "sack_compress", "pacing_unit")
 
 
 def kernel_scenario(sim: Scenario) -> Scenario:
