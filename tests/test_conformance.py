@@ -370,6 +370,18 @@ def test_bbrs_bandwidth_estimate_is_a_diagnostic_beside_the_verdict():
     assert cf.summary_table(cf.conformance_table([unread]))[column][0] == "- / -"
 
 
+def test_compare_reports_bbrs_bandwidth_estimate_per_flow():
+    from tcplab.testbed.compare import flow_figures
+
+    run = _synthetic([9e6, 1e6])
+    t = np.round(np.arange(0, 10.001, 0.01), 3)
+    run.cc_vars = pd.DataFrame({"time": t, "flow": 0, "name": "bw", "value": np.where(t < 2, 5e6, 1.15e6)})
+    figures = flow_figures(run, (2.0, 10.0)).set_index("id")
+    assert figures.loc[0, "mean_bw_estimate"] == pytest.approx(9.2e6), "bytes/s to b/s, inside the window"
+    assert np.isnan(figures.loc[1, "mean_bw_estimate"]), "a flow without an estimate (not BBR)"
+    assert np.isnan(flow_figures(_synthetic([9e6]), (2.0, 10.0))["mean_bw_estimate"][0])
+
+
 def test_metrics_normalise_payload_per_frame_and_shares():
     full = 10e6 * 1000 / 1066  # the most payload 10 Mb/s carries in 1066-byte frames
     f = cf.metrics(_synthetic([0.75 * full, 0.25 * full]), 10e6, (2.0, 10.0), 1000.0)

@@ -90,14 +90,16 @@ def compare(
     ] = False,
 ) -> None:
     """Run one scenario on the kernel test bed and in the simulator; print both side by side:
-    per flow goodput, retransmissions, timeouts, RTTs and mean cwnd, then the bottleneck's
-    queue and drops."""
+    per flow goodput, retransmissions, timeouts, RTTs, mean cwnd and (BBR) bandwidth estimate,
+    then the bottleneck's queue and drops."""
     try:
         table = compare_runs(file, out_dir=out, capture=out is not None, native=native)
     except (ScenarioError, net.TestbedError, RuntimeError) as e:
         _fail(str(e))
     flows = table.set_index("name").T
-    typer.echo("flows (kernel beside sim; RTTs in s, cwnd in segments, over the measurement window):")
+    typer.echo(
+        "flows (kernel beside sim; RTTs in s, cwnd in segments, rates in b/s, over the measurement window):"
+    )
     typer.echo(flows.to_string())
     typer.echo("\nbottleneck (queue in packets, sampled every 10 ms on the kernel):")
     typer.echo(table.attrs["bottleneck"].to_string(index=False))

@@ -14,16 +14,22 @@ from .plan import plan
 from .runner import run_scenario
 
 COLUMNS = ["goodput_bps", "retransmissions", "timeouts", "mean_rtt", "min_rtt"]
-#: Figures from the sampled series inside the measurement window (``flow_figures``).
-SERIES_COLUMNS = ["mean_cwnd", "mean_srtt", "p95_srtt"]
+#: Figures from the sampled series inside the measurement window (``flow_figures``); the last,
+#: BBR's bandwidth estimate (bits per second), from its ``bw`` variable (the kernel's bbr reports
+#: it through tcp_bbr_info).
+SERIES_COLUMNS = ["mean_cwnd", "mean_srtt", "p95_srtt", "mean_bw_estimate"]
 LINK_COLUMNS = ["packets_sent", "mean_queue", "max_queue", "drops_buffer_overflow", "drops_random_loss"]
 
 
 def flow_figures(result: Result, window: tuple[float, float]) -> pd.DataFrame:
     """Per flow: mean cwnd (segments), mean and 95th percentile of the smoothed RTT (s), from
-    the series samples inside ``window`` (NaN where a flow has none)."""
+    the series samples inside ``window``, and BBR's mean bandwidth estimate (b/s) from its
+    ``bw`` samples there (NaN where a flow has none)."""
     rows = []
     s = result.series
+    v = result.cc_vars
+    inside = (v["time"] >= window[0]) & (v["time"] <= window[1]) if len(v) else None
+    bw = v[inside & (v["name"] == "bw")] if len(v) else v
     for i in result.flows["id"]:
         mine = s[(s["flow"] == i) & (s["time"] >= window[0]) & (s["time"] <= window[1])] if len(s) else s
         c = mine["cwnd"].to_numpy(float) if len(mine) else np.array([])
@@ -35,9 +41,14 @@ def flow_figures(result: Result, window: tuple[float, float]) -> pd.DataFrame:
                 "mean_cwnd": float(np.nanmean(c)) if np.isfinite(c).any() else np.nan,
                 "mean_srtt": float(r.mean()) if len(r) else np.nan,
                 "p95_srtt": float(np.percentile(r, 95)) if len(r) else np.nan,
+                "mean_bw_estimate": _mean_bits(bw[bw["flow"] == i]["value"]) if len(bw) else np.nan,
             }
         )
     return pd.DataFrame(rows, columns=["id", *SERIES_COLUMNS])
+
+
+def _mean_bits(bytes_per_second: pd.Series) -> float:
+    return float(bytes_per_second.mean()) * 8 if len(bytes_per_second) else np.nan
 
 
 def bottleneck(result: Result, kernel: bool) -> dict[str, Any]:
