@@ -92,6 +92,18 @@ class Result:
         v = self.cc_vars
         return v[(v["flow"] == flow) & (v["name"] == name)].sort_values("time", kind="stable")
 
+    def cc_var_samples(self, name: str, window: tuple[float, float] | None = None) -> pd.DataFrame:
+        """Every flow's samples of one congestion-control variable (time, flow, name, value),
+        inside ``window`` when given; empty when no flow exports it (or the run has no
+        variables at all, as kernel runs before the bed read them)."""
+        v = self.cc_vars
+        if not len(v) or "name" not in v:
+            return pd.DataFrame(columns=["time", "flow", "name", "value"])
+        mine = v[v["name"] == name]
+        if window is not None:
+            mine = mine[(mine["time"] >= window[0]) & (mine["time"] <= window[1])]
+        return mine
+
     def delivered(self, flow: int) -> tuple[np.ndarray, np.ndarray]:
         """(time, bytes delivered in order to the receiver) of one flow from its sampled
         series, starting at (0, 0)."""

@@ -201,13 +201,9 @@ class LinuxConformance(Experiment):
     def archive_traces(self, store: ResultStore) -> dict[str, pd.DataFrame]:
         """The traces the report draws (``archive.trace_of``) of the kernel runs, full and
         quick, that ``store`` holds, by store key."""
-        return {
-            key: kernel_archive.trace_of(run.series, run.cc_vars)
-            for quick in (False, True)
-            for key in self._traced(quick).values()
-            if store.has(key)
-            for run in (store.load(key),)
-        }
+        keys = [key for quick in (False, True) for key in self._traced(quick).values() if store.has(key)]
+        runs = {key: store.load(key) for key in keys}
+        return {key: kernel_archive.trace_of(run.series, run.cc_vars) for key, run in runs.items()}
 
     def archive_rows(self, store: ResultStore) -> list[dict[str, Any]]:
         """Archive rows (testbed/archive.py) of the kernel runs of the matrix, full and quick,

@@ -29,17 +29,16 @@ from .conformance import Figures
 #: The archive in the package (python/tcplab/testbed/data/).
 ARCHIVE = Path(__file__).with_name("data") / "conformance_kernel.csv"
 
-#: The columns of an archived trace (flow 0 of the run under ``key``); ``bw`` (BBR's
-#: bandwidth estimate) came later: a file without it is read with NaN.
+#: The columns of an archived trace (flow 0 of the run under ``key``).
 TRACE_COLUMNS = ("key", "time", "cwnd", "pacing_rate", "bw")
-_TRACE_REQUIRED = ("key", "time", "cwnd", "pacing_rate")
+#: Columns the files gained later (2026-11-27, BBR's bandwidth estimate): a file without them
+#: is read with NaN in them.
+_LATER = ("bw_estimate", "bw_peak", "bw")
 
 #: Where a run was measured, beside its figures.
 PROVENANCE = ("key", "scenario", "algorithm", "repeat", "measured", "kernel", "testbed")
 #: The figures' scalar fields, one column each (the shares are ``share_0``, ``share_1``, ...).
 _SCALARS = tuple(f.name for f in fields(Figures) if f.name not in ("shares", "seed"))
-#: Figures the archive gained later: a file without their columns is read with NaN.
-_LATER = ("bw_estimate", "bw_peak")
 
 
 @dataclass(frozen=True)
@@ -83,16 +82,17 @@ def from_row(row: dict[str, object]) -> Figures:
 
 
 def _read_csv(path: Path, holds: str, columns: tuple[str, ...], dtype: dict[str, type]) -> pd.DataFrame:
-    """The rows of one of the archive's files (``holds``: what it holds); a file that is not
-    one (unreadable, truncated, without ``columns``) is a ValueError naming it."""
+    """The rows of one of the archive's files (``holds``: what it holds), with every one of
+    ``columns`` (those of ``_LATER`` NaN where the file predates them); a file that is not one
+    (unreadable, truncated, without the other ``columns``) is a ValueError naming it."""
     try:
         frame = pd.read_csv(path, dtype=dtype)
     except (OSError, EOFError, ValueError, pd.errors.ParserError) as e:
         raise ValueError(f"{path}: not a readable archive of {holds} ({e})") from None
-    missing = [c for c in columns if c not in frame.columns]
+    missing = [c for c in columns if c not in frame.columns and c not in _LATER]
     if missing:
         raise ValueError(f"{path}: not an archive of {holds}: no column {', '.join(missing)}")
-    return frame
+    return frame.reindex(columns=[*frame.columns, *(c for c in columns if c not in frame.columns)])
 
 
 def _write_whole(frame: pd.DataFrame, path: Path, **to_csv: object) -> None:
@@ -106,8 +106,7 @@ def _write_whole(frame: pd.DataFrame, path: Path, **to_csv: object) -> None:
 def _read(path: Path) -> pd.DataFrame:
     """The archive file's rows."""
     text = {"key": str, "measured": str, "kernel": str, "testbed": str}
-    required = (*PROVENANCE, *(name for name in _SCALARS if name not in _LATER))
-    return _read_csv(path, "kernel measurements", required, text)
+    return _read_csv(path, "kernel measurements", (*PROVENANCE, *_SCALARS), text)
 
 
 def load(path: Path = ARCHIVE) -> dict[str, Archived]:
@@ -157,7 +156,7 @@ def trace_of(series: pd.DataFrame, cc_vars: pd.DataFrame | None = None) -> pd.Da
         drop=True
     )
     bw = pd.DataFrame(columns=["time", "value"])
-    if cc_vars is not None and len(cc_vars):
+    if cc_vars is not None and len(cc_vars) and "name" in cc_vars:
         bw = cc_vars[(cc_vars["flow"] == 0) & (cc_vars["name"] == "bw")]
     by_time = bw.drop_duplicates("time").set_index("time")["value"].astype(float) * 8
     out["bw"] = out["time"].map(by_time).astype(float)
@@ -165,9 +164,8 @@ def trace_of(series: pd.DataFrame, cc_vars: pd.DataFrame | None = None) -> pd.Da
 
 
 def _read_traces(path: Path) -> pd.DataFrame:
-    """The traces file's rows (``bw`` NaN in a file written before it)."""
-    frame = _read_csv(path, "kernel traces", _TRACE_REQUIRED, {"key": str})
-    return frame.reindex(columns=[*frame.columns, *(c for c in TRACE_COLUMNS if c not in frame)])
+    """The traces file's rows."""
+    return _read_csv(path, "kernel traces", TRACE_COLUMNS, {"key": str})
 
 
 def load_traces(path: Path) -> dict[str, pd.DataFrame]:

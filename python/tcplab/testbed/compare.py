@@ -27,9 +27,7 @@ def flow_figures(result: Result, window: tuple[float, float]) -> pd.DataFrame:
     ``bw`` samples there (NaN where a flow has none)."""
     rows = []
     s = result.series
-    v = result.cc_vars
-    inside = (v["time"] >= window[0]) & (v["time"] <= window[1]) if len(v) else None
-    bw = v[inside & (v["name"] == "bw")] if len(v) else v
+    bw = result.cc_var_samples("bw", window)
     for i in result.flows["id"]:
         mine = s[(s["flow"] == i) & (s["time"] >= window[0]) & (s["time"] <= window[1])] if len(s) else s
         c = mine["cwnd"].to_numpy(float) if len(mine) else np.array([])
@@ -41,14 +39,15 @@ def flow_figures(result: Result, window: tuple[float, float]) -> pd.DataFrame:
                 "mean_cwnd": float(np.nanmean(c)) if np.isfinite(c).any() else np.nan,
                 "mean_srtt": float(r.mean()) if len(r) else np.nan,
                 "p95_srtt": float(np.percentile(r, 95)) if len(r) else np.nan,
-                "mean_bw_estimate": _mean_bits(bw[bw["flow"] == i]["value"]) if len(bw) else np.nan,
+                "mean_bw_estimate": _mean_bits(bw.loc[bw["flow"] == i, "value"]),
             }
         )
     return pd.DataFrame(rows, columns=["id", *SERIES_COLUMNS])
 
 
 def _mean_bits(bytes_per_second: pd.Series) -> float:
-    return float(bytes_per_second.mean()) * 8 if len(bytes_per_second) else np.nan
+    """The mean of a rate in bytes per second, in bits per second (NaN without samples)."""
+    return float(bytes_per_second.astype(float).mean()) * 8 if len(bytes_per_second) else np.nan
 
 
 def bottleneck(result: Result, kernel: bool) -> dict[str, Any]:

@@ -468,7 +468,7 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
         v = flows[name].to_numpy(float)
         return float(np.sum(v)) if np.isfinite(v).all() else nan
 
-    bw_mean, bw_peak = bandwidth_estimate(result.cc_vars, window)
+    bw_mean, bw_peak = bandwidth_estimate(result, window)
     return Figures(
         utilisation=total / capacity if capacity > 0 else nan,
         goodput_bps=total,
@@ -487,16 +487,13 @@ def metrics(result: Result, rate_bps: float, window: tuple[float, float], segmen
     )
 
 
-def bandwidth_estimate(cc_vars: pd.DataFrame | None, window: tuple[float, float]) -> tuple[float, float]:
+def bandwidth_estimate(result: Result, window: tuple[float, float]) -> tuple[float, float]:
     """BBR's bandwidth estimate inside ``window``, bytes of payload per second: the mean over
     the flows that export ``bw`` of each one's mean, and the largest sample of any; NaN
     without one."""
-    nan = float("nan")
-    if cc_vars is None or not len(cc_vars) or "name" not in cc_vars:
-        return nan, nan
-    v = cc_vars[(cc_vars["name"] == "bw") & (cc_vars["time"] >= window[0]) & (cc_vars["time"] <= window[1])]
+    v = result.cc_var_samples("bw", window)
     if not len(v):
-        return nan, nan
+        return float("nan"), float("nan")
     return float(v.groupby("flow")["value"].mean().mean()), float(v["value"].max())
 
 

@@ -135,8 +135,10 @@ pub struct CcState {
     /// pacing. An algorithm that [`controls_rate`](CongestionControl::controls_rate) sets
     /// it; with the `pacing` option the sender sets it for the others (tcp/pacing.rs).
     pub pacing_rate: f64,
-    /// Segments the pacer may send back to back (the `pacing_quantum` option; the share
-    /// of Linux's TSO/GSO burst that BBR budgets for, `bbr_tso_segs_goal`).
+    /// The `pacing_quantum` option: the TSO/GSO burst BBR budgets for (`bbr_tso_segs_goal`,
+    /// 2 segments at 1.2 to about 23 Mb/s), and with `pacing_unit = "segment"` the segments
+    /// the pacer lets go back to back after a pause (with `"gso"` its packets are the sender's
+    /// GSO size goal, tcp/pacing.rs).
     pub pacing_quantum: u32,
     /// When the pacer lets the next segment go (Linux `tcp_wstamp_ns`), for a paced flow.
     pub pacing_next: Time,
