@@ -239,20 +239,25 @@ def test_bbr_against_cubic_is_one_flow_each_on_both_sides():
     assert cf.tolerances("bbr+cubic") is cf.BBR_TOLERANCES and cf.tolerances("reno") is cf.TOLERANCES
 
 
-def test_the_flows_share_one_sender_and_receiver_as_on_the_bed_and_leave_in_trains():
+def test_the_flows_share_one_sender_and_receiver_as_on_the_bed_and_take_turns_by_gso_packet():
     """The bed's flows all leave one sender namespace for one receiver: the simulated side
-    puts them on one host pair (a flow's initial window then queues ahead of or behind the
-    other's, as on the bed, instead of interleaving packet by packet from two access links);
-    the bed's document keeps a pair per flow, so its run keys (and the archive) are those of
-    every earlier run."""
+    puts them on one host pair, whose sender takes turns between the flows one GSO packet at a
+    time (``BED_HOST_EGRESS``), as the bed's sender does when two flows start together; the
+    bed's document keeps a pair per flow and no access queue, so its run keys (and the archive)
+    are those of every earlier run."""
     two = next(p for p in cf.matrix() if p.name == "2 flows")
     shared = cf.scenario(two, "vegas")
     assert shared.doc["topology"]["pairs"] == 1
     assert [(f["src"], f["dst"]) for f in shared.doc["flows"]] == [("s0", "d0"), ("s0", "d0")]
+    assert shared.doc["topology"]["access"]["queue"] == {"kind": "round_robin"}
+    assert "queue" not in cf.scenario(two, "vegas", host_egress=None).doc["topology"]["access"]
+    assert "queue" not in cf.scenario(cf.matrix()[0], "vegas").doc["topology"]["access"], "one flow"
     apart = cf.scenario(two, "vegas", shared_hosts=False)
     assert [(f["src"], f["dst"]) for f in apart.doc["flows"]] == [("s0", "d0"), ("s1", "d1")]
+    assert "queue" not in apart.doc["topology"]["access"]
     assert cf.kernel_scenario(shared).to_toml() == cf.kernel_scenario(apart).to_toml()
     assert cf.kernel_scenario(shared).doc["topology"]["pairs"] == 2
+    plan(cf.kernel_scenario(shared))
 
     import tcplab
 
@@ -264,14 +269,30 @@ def test_the_flows_share_one_sender_and_receiver_as_on_the_bed_and_leave_in_trai
         return [float(s[s["flow"] == f]["srtt"].iloc[0]) for f in (0, 1)]
 
     segment = (cf.MSS + cf.FRAME_OVERHEAD) * 8 / (two.rate_mbps * 1e6)
-    # Apart, the two initial windows interleave: their first smoothed RTTs (10 ms samples)
-    # differ by less than a segment's transmission time.
+    # Taking turns, flow 1's first GSO packet waits behind flow 0's first (two segments):
+    # their first smoothed RTTs (10 ms samples) differ by about a segment's transmission.
+    r0, r1 = first_rtts(cf.scenario(short, "vegas"))
+    assert 0.5 * segment < r1 - r0 < 2 * segment
+    # Through a FIFO (engine 0.3.9), flow 1's window waits behind flow 0's ten segments at the
+    # bottleneck (six segments, once smoothed with the samples after it).
+    f0, f1 = first_rtts(cf.scenario(short, "vegas", host_egress=None))
+    assert f1 - f0 > 4 * segment
+    # From two access links, the windows interleave segment by segment.
     a0, a1 = first_rtts(cf.scenario(short, "vegas", shared_hosts=False))
-    assert abs(a1 - a0) < segment
-    # Shared, flow 1's window waits behind flow 0's ten segments at the bottleneck (5 ms,
-    # six segments, once smoothed with the samples after it).
-    s0, s1 = first_rtts(cf.scenario(short, "vegas"))
-    assert s1 - s0 > 4 * segment
+    assert abs(a1 - a0) < 0.5 * segment
+
+
+def test_the_bed_takes_only_its_own_sender_order():
+    """The bed's sender takes turns between flows by GSO packet: a document may say so, and one
+    that asks its hosts for another queue is refused, naming the field and what is allowed."""
+    two = next(p for p in cf.matrix() if p.name == "2 flows")
+    doc = cf.kernel_scenario(cf.scenario(two, "reno"))
+    assert "queue" not in doc.doc["topology"]["access"], "the bed's hosts do it their own way"
+    doc.doc["topology"]["access"]["queue"] = {"kind": "round_robin"}
+    plan(doc, native=True)  # as the bed's sender does
+    doc.doc["topology"]["access"]["queue"] = {"kind": "red"}
+    with pytest.raises(ScenarioError, match=r"topology\.access\.queue\.kind: 'red' .*round_robin"):
+        plan(doc, native=True)
 
 
 def test_the_kernels_reno_runs_against_renos_integer_variant():
@@ -568,15 +589,15 @@ def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     """Each simulated entry runs again without the bed's bucket, with engine 0.3.8's receiver
     (reads at once, the arrival-to-ACK latency drawn per ACK), without any receiver latency,
     without TSO deferral, without SACK compression, with PSH at burst ends, pacing segments
-    (engine 0.3.8), with a sender and receiver per flow, and with engine 0.3.3's model, 6.18
-    receiver;
+    (engine 0.3.8), with a FIFO at the shared sender (engine 0.3.9), with a sender and receiver
+    per flow, and with engine 0.3.3's model, 6.18 receiver;
     the kernel's runs are not repeated, and the report tables each model's verdicts against
     the same kernel runs, naming the entries whose verdict changes."""
     exp = LinuxConformance()
     runs = exp.runs(quick=True)
     models = [r for r in runs if "model" in r.params]
-    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 9
-    assert len(models) == 9 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
+    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 10
+    assert len(models) == 10 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
     assert all(r.backend == "sim" for r in models), "the kernel's runs are shared"
     default = next(r for r in runs if r.backend == "sim" and "model" not in r.params)
     assert default.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
@@ -600,6 +621,13 @@ def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     pairs = {r.params["model"]: r.scenario.doc["topology"]["pairs"] for r in two_runs}
     assert pairs.pop("a host pair per flow") == 2 and pairs.pop("engine 0.3.3's model, 6.18 receiver") == 2
     assert set(pairs.values()) == {1}, "every other model shares the bed's one host pair"
+    egress = {r.params["model"]: r.scenario.doc["topology"]["access"].get("queue") for r in two_runs}
+    assert egress.pop("FIFO sender (0.3.9)") is None
+    assert (
+        egress.pop("a host pair per flow") is None
+        and egress.pop("engine 0.3.3's model, 6.18 receiver") is None
+    )
+    assert all(q == {"kind": cf.BED_HOST_EGRESS} for q in egress.values()), "the bed's sender takes turns"
     kernel = cf.kernel_scenario(old.scenario).doc["tcp"]
     assert not set(cf.MODELLED_HOST_KEYS) & set(kernel), "the kernel has its own rules"
     assert LinuxConformance(burst=None).bed_models() == {}, "an ablation has none of its own"

@@ -319,6 +319,54 @@ cc = "reno"
     assert!(link.max_queue <= 16);
 }
 
+/// Two Linux-profile flows that start together on one sender: through a round-robin
+/// access link their first flights reach the receiver one GSO packet (two segments) per
+/// turn, as the test bed's sender sends them; through a FIFO one whole flight after the other.
+fn first_flight_order(access_queue: &str) -> Vec<u32> {
+    let rec = run(&format!(
+        r#"
+[simulation]
+duration = 0.1
+sample_interval = 0
+event_log = true
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ rate = "10Mbps", delay = "18ms", buffer = 47 }}
+access = {{ rate = "1Gbps", delay = "1ms"{access_queue} }}
+[tcp]
+stack = "linux"
+mss = 1000
+[[flows]]
+src = "s0"
+dst = "d0"
+cc = "cubic"
+[[flows]]
+src = "s0"
+dst = "d0"
+cc = "cubic"
+"#
+    ));
+    let ev = rec.events.expect("the event log");
+    (0..ev.time.len())
+        .filter(|&i| ev.event[i] == "recv" && ev.kind[i] == "data")
+        .map(|i| ev.flow[i])
+        .take(20)
+        .collect()
+}
+
+#[test]
+fn a_round_robin_sender_interleaves_flights_by_gso_packet() {
+    let turns = first_flight_order(r#", queue = { kind = "round_robin" }"#);
+    println!("round robin: {turns:?}");
+    let pairs: Vec<u32> = (0..20).map(|i| (i / 2) % 2).collect();
+    assert_eq!(turns, pairs);
+    let fifo = first_flight_order("");
+    println!("fifo: {fifo:?}");
+    let blocks: Vec<u32> = (0..20).map(|i| i / 10).collect();
+    assert_eq!(fifo, blocks);
+}
+
 // ---------------------------------------------------------------- loss
 
 fn cbr_over_lossy_link(loss: &str) -> RunRecords {

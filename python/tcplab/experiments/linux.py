@@ -100,7 +100,8 @@ class LinuxConformance(Experiment):
     def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
         """The simulated side of one matrix entry; ``model`` overrides the experiment's
         ``burst``, ``ack_latency`` and ``app_read`` or sets ``app_push``, ``tso_defer``,
-        ``sack_compress`` and ``pacing_unit`` (the bed-model ablations)."""
+        ``sack_compress``, ``pacing_unit``, ``host_egress`` and ``shared_hosts`` (the bed-model
+        ablations)."""
         settings = {"burst": self.burst, "ack_latency": self.ack_latency, "app_read": self.app_read, **model}
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
 
@@ -111,10 +112,11 @@ class LinuxConformance(Experiment):
         once with the latency from arrival to ACK drawn per ACK, then any receiver latency at
         all, the profile's TSO deferral and SACK compression, Linux's PSH rule for GSO packets in
         favour of PSH at burst ends, pacing whole GSO packets in favour of engine 0.3.8's
-        segments (only paced flows, BBR's, differ), the flows' shared sender and receiver in
-        favour of a host pair per flow), and with engine 0.3.3's model, which had none of them
-        (with 6.18's receiver; docs/kernel.md). Only when the experiment runs the default model on the
-        linux profile."""
+        segments (only paced flows, BBR's, differ), the shared sender's turns between flows by GSO
+        packet in favour of engine 0.3.9's FIFO (only entries with two flows differ), the flows'
+        shared sender and receiver in favour of a host pair per flow), and with engine 0.3.3's
+        model, which had none of them (with 6.18's receiver; docs/kernel.md). Only when the
+        experiment runs the default model on the linux profile."""
         default = (cf.BED_BURST, cf.BED_ACK_LATENCY, cf.BED_APP_READ)
         if self.sim_stack != "linux" or (self.burst, self.ack_latency, self.app_read) != default:
             return {}
@@ -126,6 +128,7 @@ class LinuxConformance(Experiment):
             "no SACK compression": {"sack_compress": False},
             "PSH at burst ends": {"app_push": "burst"},
             "paced segments (0.3.8)": {"pacing_unit": "segment"},
+            "FIFO sender (0.3.9)": {"host_egress": None},
             "a host pair per flow": {"shared_hosts": False},
         }
         # Engine 0.3.3 had none of them: named, not merged from the parts above.

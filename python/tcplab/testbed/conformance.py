@@ -114,6 +114,12 @@ BED_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured_r
 BED_ARRIVAL_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured()["ack_latency"]}
 #: The bed bottleneck's token-bucket slack (testbed/plan.py ``BURST_SLACK``) as a ``burst``.
 BED_BURST: str = bed_burst()
+#: How the bed's sender sends for several flows at once (the queue kind of the shared sender's
+#: access link): its sockets hand GSO packets to the device in parallel, so two flows started
+#: together leave their first flights interleaved by GSO packet (a capture at the sender: 1 1 2 2
+#: 1 1 2 2 ...), not one flight after the other as from a FIFO (docs/kernel.md, "Two CUBIC flows
+#: started together").
+BED_HOST_EGRESS: str = "round_robin"
 MSS = 1000
 FRAME_OVERHEAD = 14 + 20 + 20 + 12
 ACCESS_DELAY = 0.001
@@ -249,6 +255,7 @@ def scenario(
     sack_compress: bool | None = None,
     shared_hosts: bool = True,
     pacing_unit: str | None = None,
+    host_egress: str | None = BED_HOST_EGRESS,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
@@ -263,7 +270,10 @@ def scenario(
     those names (only with a stack; None leaves the profile's). ``shared_hosts``: every flow from one
     sender to one receiver, as on the bed (its flows share the sender's link, so a flow's
     window leaves as one train ahead of or behind the other's); False: a sender-receiver
-    pair per flow, each with its own access link."""
+    pair per flow, each with its own access link. ``host_egress``: the queue kind of the shared
+    sender's access link when it carries more than one flow (only with a stack;
+    :data:`BED_HOST_EGRESS`, flows taking turns by GSO packet, is the bed's; None: a FIFO, as
+    engines up to 0.3.9 had it)."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -284,10 +294,13 @@ def scenario(
     bottleneck = link(
         f"{point.rate_mbps}Mbps", f"{(one_way - 2 * ACCESS_DELAY) * 1e3:g}ms", point.buffer_packets, **extra
     )
+    access: dict[str, Any] = {"rate": "1Gbps", "delay": f"{ACCESS_DELAY * 1e3:g}ms"}
+    if sim_stack is not None and host_egress is not None and shared_hosts and len(algos) > 1:
+        access["queue"] = {"kind": host_egress}
     s = Scenario.dumbbell(
         1 if shared_hosts else len(algos),
         bottleneck,
-        access={"rate": "1Gbps", "delay": f"{ACCESS_DELAY * 1e3:g}ms"},
+        access=access,
         duration=point.duration,
         seed=seed,
         measure=list(point.measure),
@@ -363,6 +376,7 @@ def kernel_scenario(sim: Scenario) -> Scenario:
         del bottleneck["reverse"]["jitter"]
         if not bottleneck["reverse"]:
             del bottleneck["reverse"]
+    k.doc["topology"].get("access", {}).pop("queue", None)  # the bed's sender does its own
     k.doc.setdefault("tcp", {})["stack"] = "linux"
     for key in MODELLED_HOST_KEYS:  # the bed's hosts do these their own way
         k.doc["tcp"].pop(key, None)

@@ -158,6 +158,20 @@ def _unsupported(where: str, what: str) -> ScenarioError:
     return ScenarioError(where, f"{what} is not supported by the kernel test bed")
 
 
+def _check_access_queue(access: dict[str, Any]) -> None:
+    """The bed's sender hands each socket's GSO packets to its device in parallel: what the
+    simulator's ``round_robin`` queue models. A document may say so (the simulated side then
+    runs the same); any other discipline at the hosts is not what the bed can do."""
+    queue = access.get("queue", {"kind": "round_robin"})
+    kind = queue.get("kind") if isinstance(queue, dict) else queue
+    if kind != "round_robin":
+        raise ScenarioError(
+            "topology.access.queue.kind",
+            f"{kind!r} is not what the kernel test bed's hosts do; they take turns between flows "
+            'by GSO packet: give {kind = "round_robin"} or leave the key out',
+        )
+
+
 def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPlan:
     doc = scenario.doc if isinstance(scenario, Scenario) else scenario
     sim = doc.get("simulation", {})
@@ -192,6 +206,7 @@ def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPl
         raise ScenarioError("topology.bottleneck.buffer", f"{buffer} is out of range; allowed: 1 to 100000")
     bdelay = seconds(bn.get("delay", 0), "topology.bottleneck.delay")
     access = topo.get("access", {})
+    _check_access_queue(access)
     adelay = seconds(access.get("delay", "1ms"), "topology.access.delay")
     arate = rate_bps(access.get("rate", 100e6), "topology.access.rate")
     if not 1e3 <= arate <= 1e11:

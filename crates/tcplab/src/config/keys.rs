@@ -151,6 +151,7 @@ pub fn schema() -> Vec<SchemaTable> {
         table::<SredSpec>("queue(kind=sred)", &[("variant", names::<SredVariant>())]),
         table::<ZlRedSpec>("queue(kind=zl_red)", &[]),
         table::<SplitSpec>("queue(kind=split)", &[]),
+        table::<RoundRobinSpec>("queue(kind=round_robin)", &[]),
         tagged("loss", "model", LossSpec::KINDS),
         table::<BernoulliSpec>(
             "loss(model=bernoulli)",

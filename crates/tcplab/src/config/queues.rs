@@ -352,7 +352,7 @@ fn validate_split(field: &str, s: &SplitSpec) -> Check {
 pub(super) fn validate_queue(field: &str, q: &super::QueueSpec, buffer: u32) -> Check {
     use super::QueueSpec;
     match q {
-        QueueSpec::Droptail(_) => Ok(()),
+        QueueSpec::Droptail(_) | QueueSpec::RoundRobin(_) => Ok(()),
         QueueSpec::Red(s) => validate_red(field, s),
         QueueSpec::RedConst(s) => validate_red_const(field, s),
         QueueSpec::Sred(s) => validate_sred(field, s),

@@ -238,6 +238,9 @@ pub enum QueueSpec {
     ZlRed(ZlRedSpec),
     /// Separate data and ACK buffers (004's ref. [13]).
     Split(SplitSpec),
+    /// Turns between flows, one GSO packet per turn: a Linux host's egress whose sockets
+    /// send in parallel (queue/round_robin.rs).
+    RoundRobin(RoundRobinSpec),
 }
 
 tagged_enum!(QueueSpec, "kind", {
@@ -247,6 +250,7 @@ tagged_enum!(QueueSpec, "kind", {
     "sred" => Sred,
     "zl_red" => ZlRed,
     "split" => Split,
+    "round_robin" => RoundRobin,
 });
 
 impl Default for QueueSpec {
@@ -259,6 +263,12 @@ impl Default for QueueSpec {
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct DropTailSpec {}
+
+/// Round robin has no settings beyond the link's `buffer` and `buffer_bytes`, which
+/// limit all flows together.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RoundRobinSpec {}
 
 /// Which packets a loss model hits.
 #[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq)]

@@ -57,8 +57,8 @@ pub struct Packet {
     pub payload: u32,
     /// When the sender sent this transmission (data) or the echoed send time (ack).
     pub stamp: Time,
-    /// Data: [`Packet::RETRANSMIT`] and [`Packet::PUSH`] (one byte, so the packet stays
-    /// 48 bytes).
+    /// Data: [`Packet::RETRANSMIT`], [`Packet::PUSH`] and [`Packet::GSO_MORE`] (one byte,
+    /// so the packet stays 48 bytes).
     pub flags: u8,
     /// Ack: the receiver's advertised window, in packets.
     pub rwnd: u32,
@@ -71,6 +71,10 @@ impl Packet {
     pub const RETRANSMIT: u8 = 1;
     /// Data: the segment carries TCP's PSH flag, the end of an application write.
     pub const PUSH: u8 = 2;
+    /// Data: the next segment of the flow belongs to the same GSO packet as this one (set
+    /// by senders that build GSO packets, `app_push = "gso"`): a host's egress that takes
+    /// turns between flows keeps a GSO packet's segments together (queue/round_robin.rs).
+    pub const GSO_MORE: u8 = 4;
 
     pub fn is_data(&self) -> bool {
         self.kind == PacketKind::Data
@@ -91,6 +95,10 @@ impl Packet {
 
     pub fn push(&self) -> bool {
         self.flags & Packet::PUSH != 0
+    }
+
+    pub fn gso_more(&self) -> bool {
+        self.flags & Packet::GSO_MORE != 0
     }
 
     /// An ACK's number in its receiver's option log (0: no options).

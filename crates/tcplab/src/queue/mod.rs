@@ -2,6 +2,7 @@
 
 pub mod droptail;
 pub mod red;
+pub mod round_robin;
 pub mod split;
 pub mod sred;
 pub mod zlred;
@@ -9,6 +10,7 @@ pub mod zombie;
 
 pub use droptail::{DropTail, FifoLimits};
 pub use red::Red;
+pub use round_robin::RoundRobin;
 pub use split::SplitQueue;
 pub use sred::Sred;
 pub use zlred::ZlRed;
@@ -74,6 +76,7 @@ pub fn build(l: &crate::net::topology::DirectedLink, seed: u64) -> Box<dyn Queue
     let rate_bps = l.rate.0.round().max(1.0) as u64;
     match &l.queue {
         QueueSpec::Droptail(_) => Box::new(DropTail::new(limit, l.buffer_bytes)),
+        QueueSpec::RoundRobin(_) => Box::new(RoundRobin::new(limit, l.buffer_bytes)),
         QueueSpec::Red(s) => Box::new(Red::new(s.clone(), limit, l.buffer_bytes, rate_bps, rng())),
         QueueSpec::RedConst(s) => {
             Box::new(Red::new(s.clone(), limit, l.buffer_bytes, rate_bps, rng()))

@@ -671,7 +671,8 @@ impl TcpSender {
 
     /// `app_push = "gso"`: the new segments just sent (the outbox from `from` on) leave as
     /// GSO packets, and the last segment of every packet of two or more carries PSH (Linux
-    /// `__tcp_transmit_skb`). Linux cuts each packet off the head of its 64 KB write-queue
+    /// `__tcp_transmit_skb`); every other segment of a packet says that more follow
+    /// (`GSO_MORE`). Linux cuts each packet off the head of its 64 KB write-queue
     /// skb as it sends (`tcp_mss_split_point`): at most the size goal and half the window,
     /// never across an skb's end, so a packet starts where the last transmission stopped.
     #[inline(never)]
@@ -687,9 +688,10 @@ impl TcpSender {
             }
             let seq = p.seq;
             match open {
-                Some((_, last, len))
+                Some((prev, last, len))
                     if seq == last + 1 && len < cap && !seq.is_multiple_of(skb) =>
                 {
+                    self.outbox[prev].flags |= Packet::GSO_MORE;
                     open = Some((i, seq, len + 1));
                 }
                 _ => {
@@ -1275,6 +1277,21 @@ mod tests {
         // A finite transfer's last segment ends the application's data.
         let (_, first) = pushing_sender(AppPush::Gso, 1e9, Some(2500));
         assert_eq!(first, [(0, false), (1, true), (2, true)]);
+    }
+
+    /// Every segment of a GSO packet but its last says that more follow (what a host's
+    /// round-robin egress keeps together); single segments and other push rules say nothing.
+    #[test]
+    fn gso_packets_mark_every_segment_but_their_last_as_continued() {
+        fn continued(s: &mut TcpSender) -> Vec<(u32, bool)> {
+            s.outbox.drain(..).map(|p| (p.seq, p.gso_more())).collect()
+        }
+        let (mut s, _) = pushing_sender(AppPush::Gso, 1e9, None);
+        s.on_ack(ms(100), &ack(2), None);
+        assert_eq!(continued(&mut s), [(4, true), (5, false), (6, false)]);
+        let (mut s, _) = pushing_sender(AppPush::Burst, 1e9, None);
+        s.on_ack(ms(100), &ack(1), None);
+        assert_eq!(continued(&mut s), [(4, false), (5, false)]);
     }
 
     #[test]
