@@ -268,8 +268,8 @@ def scenario(
     :data:`BED_APP_READ` is the bed's);
     ``app_push``, ``tso_defer``, ``sack_compress`` and ``pacing_unit``: the ``[tcp]`` keys of
     those names (only with a stack; None leaves the profile's). ``shared_hosts``: every flow from one
-    sender to one receiver, as on the bed (its flows share the sender's link, so a flow's
-    window leaves as one train ahead of or behind the other's); False: a sender-receiver
+    sender to one receiver, as on the bed (its flows share the sender's link and take turns on
+    it, ``host_egress``); False: a sender-receiver
     pair per flow, each with its own access link. ``host_egress``: the queue kind of the shared
     sender's access link when it carries more than one flow (only with a stack;
     :data:`BED_HOST_EGRESS`, flows taking turns by GSO packet, is the bed's; None: a FIFO, as
