@@ -47,6 +47,23 @@ def test_invalid_scenario_names_the_field(small_dumbbell):
     assert "-3" in e.value.message
 
 
+def test_new_receiver_and_queue_settings_are_checked_by_name(small_dumbbell):
+    """Engine 0.3.10's settings: the receive memory per segment and the round-robin access queue
+    take only what they document, and the error names the field, the value and what is allowed."""
+    small_dumbbell.doc.setdefault("tcp", {})["rcv_truesize"] = 10
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(small_dumbbell)
+    assert e.value.field == "tcp.rcv_truesize" and "64 to 1048576" in e.value.message
+    small_dumbbell.doc["tcp"]["rcv_truesize"] = 2280
+    small_dumbbell.doc["topology"].setdefault("access", {"rate": "100Mbps", "delay": "1ms"})
+    small_dumbbell.doc["topology"]["access"]["queue"] = {"kind": "round_robin", "quantum": 2}
+    with pytest.raises(tcplab.ScenarioError) as e:
+        tcplab.run(small_dumbbell)
+    assert e.value.field == "topology.access.queue.quantum"
+    small_dumbbell.doc["topology"]["access"]["queue"] = {"kind": "round_robin"}
+    assert tcplab.run(small_dumbbell).flows["goodput_bps"].gt(0).all()
+
+
 def test_parquet_tables_are_readable(small_dumbbell, tmp_path):
     res = tcplab.run(small_dumbbell)
     written = res.to_parquet(tmp_path)

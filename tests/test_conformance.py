@@ -589,15 +589,16 @@ def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     """Each simulated entry runs again without the bed's bucket, with engine 0.3.8's receiver
     (reads at once, the arrival-to-ACK latency drawn per ACK), without any receiver latency,
     without TSO deferral, without SACK compression, with PSH at burst ends, pacing segments
-    (engine 0.3.8), with a FIFO at the shared sender (engine 0.3.9), with a sender and receiver
-    per flow, and with engine 0.3.3's model, 6.18 receiver;
+    (engine 0.3.8), with a FIFO at the shared sender (engine 0.3.9), with the receive window
+    scaled by the receiver's memory per segment (a measured property the default leaves out),
+    with a sender and receiver per flow, and with engine 0.3.3's model, 6.18 receiver;
     the kernel's runs are not repeated, and the report tables each model's verdicts against
     the same kernel runs, naming the entries whose verdict changes."""
     exp = LinuxConformance()
     runs = exp.runs(quick=True)
     models = [r for r in runs if "model" in r.params]
-    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 10
-    assert len(models) == 10 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
+    assert {r.params["model"] for r in models} == set(exp.bed_models()) and len(exp.bed_models()) == 11
+    assert len(models) == 11 * sum(1 for r in runs if r.backend == "sim" and "model" not in r.params)
     assert all(r.backend == "sim" for r in models), "the kernel's runs are shared"
     default = next(r for r in runs if r.backend == "sim" and "model" not in r.params)
     assert default.scenario.doc["tcp"]["ack_latency"] == cf.BED_ACK_LATENCY
@@ -613,6 +614,10 @@ def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
     assert old.scenario.doc["tcp"]["app_push"] == "burst" and old.scenario.doc["tcp"]["tso_defer"] is False
     assert old.scenario.doc["tcp"]["sack_compress"] is False
     assert old.scenario.doc["tcp"]["pacing_unit"] == "segment"
+    scaled = next(r for r in models if r.params["model"] == "window scaled by memory per segment")
+    assert scaled.scenario.doc["tcp"]["rcv_truesize"] == cf.BED_RCV_TRUESIZE
+    assert "rcv_truesize" not in default.scenario.doc["tcp"], "half the buffer, the profile's"
+    assert "rcv_truesize" not in cf.kernel_scenario(scaled.scenario).doc["tcp"]
     segments = next(r for r in models if r.params["model"] == "paced segments (0.3.8)")
     assert segments.scenario.doc["tcp"]["pacing_unit"] == "segment"
     assert "pacing_unit" not in default.scenario.doc["tcp"], "the linux profile's own: gso"

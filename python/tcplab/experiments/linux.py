@@ -100,8 +100,8 @@ class LinuxConformance(Experiment):
     def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
         """The simulated side of one matrix entry; ``model`` overrides the experiment's
         ``burst``, ``ack_latency`` and ``app_read`` or sets ``app_push``, ``tso_defer``,
-        ``sack_compress``, ``pacing_unit``, ``host_egress`` and ``shared_hosts`` (the bed-model
-        ablations)."""
+        ``sack_compress``, ``pacing_unit``, ``host_egress``, ``rcv_truesize`` and ``shared_hosts``
+        (the bed-model ablations)."""
         settings = {"burst": self.burst, "ack_latency": self.ack_latency, "app_read": self.app_read, **model}
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
 
@@ -115,8 +115,10 @@ class LinuxConformance(Experiment):
         segments (only paced flows, BBR's, differ), the shared sender's turns between flows by GSO
         packet in favour of engine 0.3.9's FIFO (only entries with two flows differ), the flows'
         shared sender and receiver in favour of a host pair per flow), and with engine 0.3.3's
-        model, which had none of them (with 6.18's receiver; docs/kernel.md). Only when the
-        experiment runs the default model on the linux profile."""
+        model, which had none of them (with 6.18's receiver; docs/kernel.md); and with one
+        measured property the default leaves out, the receive window scaled by the receiver's
+        memory per segment (``BED_RCV_TRUESIZE``). Only when the experiment runs the default model
+        on the linux profile."""
         default = (cf.BED_BURST, cf.BED_ACK_LATENCY, cf.BED_APP_READ)
         if self.sim_stack != "linux" or (self.burst, self.ack_latency, self.app_read) != default:
             return {}
@@ -129,6 +131,7 @@ class LinuxConformance(Experiment):
             "PSH at burst ends": {"app_push": "burst"},
             "paced segments (0.3.8)": {"pacing_unit": "segment"},
             "FIFO sender (0.3.9)": {"host_egress": None},
+            "window scaled by memory per segment": {"rcv_truesize": cf.BED_RCV_TRUESIZE},
             "a host pair per flow": {"shared_hosts": False},
         }
         # Engine 0.3.3 had none of them: named, not merged from the parts above.

@@ -120,6 +120,13 @@ BED_BURST: str = bed_burst()
 #: 1 1 2 2 ...), not one flight after the other as from a FIFO (docs/kernel.md, "Two CUBIC flows
 #: started together").
 BED_HOST_EGRESS: str = "round_robin"
+#: The receive memory a 1000-byte segment takes on the bed's receiver (``[tcp] rcv_truesize``):
+#: Linux 6.18 sizes the window before its first right-sizing from the 128 KB buffer times
+#: payload / truesize, measured on the first segment. The bed's receiver offered 63 KB and then,
+#: as its ACKs advanced the never-retreating edge, 56 units of 1 KB: a ratio of 112 or 113 in
+#: 256ths, a truesize of 2,246-2,285 bytes (docs/kernel.md, "CODE at RTT 20 ms"). Not part of the
+#: default model: with it the simulated receiver holds an ACK at the base RTT that the bed's sends.
+BED_RCV_TRUESIZE: int = 2280
 MSS = 1000
 FRAME_OVERHEAD = 14 + 20 + 20 + 12
 ACCESS_DELAY = 0.001
@@ -256,6 +263,7 @@ def scenario(
     shared_hosts: bool = True,
     pacing_unit: str | None = None,
     host_egress: str | None = BED_HOST_EGRESS,
+    rcv_truesize: int | None = None,
 ) -> Scenario:
     """The simulator's document of one matrix point. ``sim_stack``: the ``[tcp] stack``
     profile (None leaves the key out, for engines without it); ``jitter``: the bottleneck's
@@ -273,7 +281,9 @@ def scenario(
     pair per flow, each with its own access link. ``host_egress``: the queue kind of the shared
     sender's access link when it carries more than one flow (only with a stack;
     :data:`BED_HOST_EGRESS`, flows taking turns by GSO packet, is the bed's; None: a FIFO, as
-    engines up to 0.3.9 had it)."""
+    engines up to 0.3.9 had it). ``rcv_truesize``: the receivers' ``[tcp] rcv_truesize`` (only
+    with a stack; None, the default: the window is half the buffer until the first right-sizing;
+    :data:`BED_RCV_TRUESIZE`, the bed's, is an ablation: docs/kernel.md, "CODE at RTT 20 ms")."""
     one_way = point.rtt_ms / 2e3
     extra: dict[str, Any] = {}
     algos = flow_algorithms(point, algo)
@@ -321,6 +331,8 @@ def scenario(
             tcp["sack_compress"] = sack_compress
         if pacing_unit is not None:
             tcp["pacing_unit"] = pacing_unit
+        if rcv_truesize is not None:
+            tcp["rcv_truesize"] = rcv_truesize
     s.set_tcp(**tcp)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
@@ -357,7 +369,15 @@ KERNEL_DEFAULTS: dict[str, dict[str, Any]] = _kernel_defaults()
 #: ``[tcp]`` keys that model what the bed's hosts do (its receiver's reads and ACK latency,
 #: its kernel's PSH rule, TSO deferral, SACK compression and pacing unit): left out of the bed's
 #: document.
-MODELLED_HOST_KEYS = ("ack_latency", "app_read", "app_push", "tso_defer", "sack_compress", "pacing_unit")
+MODELLED_HOST_KEYS = (
+    "ack_latency",
+    "app_read",
+    "app_push",
+    "tso_defer",
+    "sack_compress",
+    "pacing_unit",
+    "rcv_truesize",
+)
 
 
 def kernel_scenario(sim: Scenario) -> Scenario:

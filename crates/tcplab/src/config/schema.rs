@@ -402,6 +402,12 @@ pub struct TcpOptions {
     /// `icsk_ack.quick |= 1`; default: ns2 off, linux on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rwnd_growth_ack: Option<bool>,
+    /// With `rwnd_autotune`: the receive memory a full-sized segment takes (Linux
+    /// `skb->truesize`, bytes). Linux >= 6.5 sizes the window before the first right-sizing
+    /// from the 128 KB buffer times payload / truesize (`scaling_ratio`, measured on the
+    /// first full-sized segment), not half of it; default none: half (engines to 0.3.10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rcv_truesize: Option<u32>,
     /// With `delayed_ack`: acknowledge at once an in-order, full-sized segment that
     /// carries PSH (Linux >= 6.6 `tcp_measure_rcv_mss` sets `ICSK_ACK_PUSHED`, and
     /// `tcp_cleanup_rbuf` ACKs once the application has read everything; default: ns2
@@ -633,6 +639,7 @@ impl TcpOptions {
             rwnd: self.rwnd.or(defaults.rwnd),
             rwnd_autotune: self.rwnd_autotune.or(defaults.rwnd_autotune),
             rwnd_growth_ack: self.rwnd_growth_ack.or(defaults.rwnd_growth_ack),
+            rcv_truesize: self.rcv_truesize.or(defaults.rcv_truesize),
             push_ack: self.push_ack.or(defaults.push_ack),
             app_push: self.app_push.or(defaults.app_push),
             tso_defer: self.tso_defer.or(defaults.tso_defer),

@@ -509,6 +509,15 @@ fn validate_tcp(field: &str, t: &TcpOptions) -> Check {
     if let Some(l) = &t.app_read {
         super::jitter::validate_delay(&format!("{field}.app_read"), l, 1.0)?;
     }
+    if let Some(size) = t.rcv_truesize {
+        finite_in(
+            &format!("{field}.rcv_truesize"),
+            f64::from(size),
+            64.0,
+            1_048_576.0,
+            "must be 64 to 1048576 bytes of receive memory per segment",
+        )?;
+    }
     if let Some(d) = t.dupack_threshold {
         finite_in(
             &format!("{field}.dupack_threshold"),

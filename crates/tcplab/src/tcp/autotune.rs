@@ -27,8 +27,10 @@
 
 use crate::sim::Time;
 
-/// Linux's initial window: `tcp_rmem[1]` = 131072 bytes of buffer, half of it window.
-pub const INITIAL_WINDOW_BYTES: u64 = 65_536;
+/// Linux's initial receive buffer, `tcp_rmem[1]`.
+pub const INITIAL_BUFFER_BYTES: u64 = 131_072;
+/// Linux's initial window: half the initial buffer (`TCP_DEFAULT_SCALING_RATIO`).
+pub const INITIAL_WINDOW_BYTES: u64 = INITIAL_BUFFER_BYTES / 2;
 /// Linux's largest receive buffer by default (`tcp_rmem[2]` = 6 MB), half of it window.
 pub const MAX_WINDOW_BYTES: u64 = 3 << 20;
 
@@ -52,15 +54,34 @@ pub struct ReceiveWindow {
     min_one_way: Option<Time>,
     /// RTT samples come from timestamps (smoothed), else only the minimum counts.
     timestamps: bool,
+    /// The clamp the first full-sized segment sets, if the receive memory per segment is
+    /// modelled (see [`Self::new`]); taken when that segment arrives.
+    measured_clamp: Option<u64>,
+    /// The measured clamp was below the window already offered: only then can the offer
+    /// shrink, and Linux's rule against shrinking it applies (`receiver.rs`).
+    pub lowered: bool,
 }
 
 impl ReceiveWindow {
     /// `limit`: the scenario's advertised window in bytes (the clamp never exceeds it);
-    /// `timestamps`: whether the connection carries them (how the receiver's RTT is kept).
-    pub fn new(mss: u32, limit: u64, timestamps: bool) -> Self {
+    /// `timestamps`: whether the connection carries them (how the receiver's RTT is kept);
+    /// `truesize`: the receive memory a full-sized segment takes (`[tcp] rcv_truesize`).
+    /// Linux >= 6.5 (`tcp_measure_rcv_mss`) measures `scaling_ratio` = payload / truesize in
+    /// 256ths on the first full-sized segment and sets the clamp to the buffer times it
+    /// (`tcp_set_window_clamp`, which lowers the soft limit with it); until then the window
+    /// is half the buffer. On the test bed (1000-byte segments) the window fell from 63 to
+    /// 56 units of 1 KB within the first RTTs: a ratio of 112-113, a truesize of 2,246-2,285
+    /// bytes (docs/kernel.md).
+    pub fn new(mss: u32, limit: u64, timestamps: bool, truesize: Option<u32>) -> Self {
         let mss = u64::from(mss);
         let initial = INITIAL_WINDOW_BYTES.min(limit);
+        let measured_clamp = truesize.map(|t| {
+            let ratio = ((mss << 8) / u64::from(t.max(1))).clamp(1, 255);
+            ((INITIAL_BUFFER_BYTES * ratio) >> 8).min(limit)
+        });
         ReceiveWindow {
+            measured_clamp,
+            lowered: false,
             mss,
             limit: limit.min(MAX_WINDOW_BYTES),
             // `tcp_select_initial_window` rounds the first window down to whole segments.
@@ -81,6 +102,9 @@ impl ReceiveWindow {
     /// application. Returns whether the window's soft limit had room to grow (see
     /// [`Self::has_room`]).
     pub fn on_in_order(&mut self, now: Time, sent: Time, received: u64, unread: u64) -> bool {
+        if let Some(clamp) = self.measured_clamp.take() {
+            self.set_clamp(clamp);
+        }
         let room = self.has_room(unread);
         // tcp_grow_window: two segments per full-sized segment received.
         self.soft = (self.soft + 2 * self.mss).min(self.clamp);
@@ -108,6 +132,17 @@ impl ReceiveWindow {
     /// window model); only this test counts the unread data.
     fn has_room(&self, unread: u64) -> bool {
         self.soft + unread < self.clamp
+    }
+
+    /// Linux `tcp_set_window_clamp`: a lower clamp lowers the soft limit and the expected
+    /// data per RTT with it; a higher one leaves them.
+    fn set_clamp(&mut self, clamp: u64) {
+        if clamp < self.clamp {
+            self.lowered = self.soft > clamp;
+            self.soft = self.soft.min(clamp);
+            self.space = self.space.min(clamp);
+        }
+        self.clamp = clamp;
     }
 
     /// tcp_rcv_space_adjust: at most once per receiver RTT, size the buffer to twice what
@@ -184,13 +219,13 @@ mod tests {
 
     #[test]
     fn opens_at_64_kb_and_holds_until_the_receiver_has_an_rtt() {
-        let w = ReceiveWindow::new(1000, 100_000 * 1000, true);
+        let w = ReceiveWindow::new(1000, 100_000 * 1000, true, None);
         assert_eq!(
             w.window_segments(),
             65,
             "65,536 bytes rounded down to whole segments"
         );
-        let mut w = ReceiveWindow::new(1000, 100_000 * 1000, true);
+        let mut w = ReceiveWindow::new(1000, 100_000 * 1000, true, None);
         // A slow start limited by the window: 10, 20, 40, then what the window allows.
         let (mut windows, mut next, mut received) = (vec![], 10, 0);
         for k in 0..8 {
@@ -214,7 +249,7 @@ mod tests {
     /// its scaling ratio of 111/256 (`ss -tmi` at the receiver, docs/kernel.md).
     #[test]
     fn right_sizing_follows_linux_6_18_on_the_bed() {
-        let mut w = ReceiveWindow::new(1000, 100_000 * 1000, true);
+        let mut w = ReceiveWindow::new(1000, 100_000 * 1000, true, None);
         w.rtt = Some(ms(40));
         let mut clamps = vec![];
         for (k, received) in [24_000, 64_000, 141_000].into_iter().enumerate() {
@@ -228,8 +263,8 @@ mod tests {
     /// estimate climbs with a growing queue; without, only the minimum counts.
     #[test]
     fn the_receivers_rtt_follows_the_queue_only_with_timestamps() {
-        let mut smoothed = ReceiveWindow::new(1000, 100_000 * 1000, true);
-        let mut minimum = ReceiveWindow::new(1000, 100_000 * 1000, false);
+        let mut smoothed = ReceiveWindow::new(1000, 100_000 * 1000, true, None);
+        let mut minimum = ReceiveWindow::new(1000, 100_000 * 1000, false, None);
         for w in [&mut smoothed, &mut minimum] {
             for i in 0..100u64 {
                 // One-way delay 20 ms, then a queue growing to 30 ms more.
@@ -252,20 +287,48 @@ mod tests {
 
     #[test]
     fn a_steady_flow_is_never_held_by_the_window() {
-        let mut w = ReceiveWindow::new(1000, 100_000 * 1000, true);
+        let mut w = ReceiveWindow::new(1000, 100_000 * 1000, true, None);
         let windows = feed(&mut w, |_| 47, 30);
         assert!(windows[3..].iter().all(|&x| x >= 2 * 47), "{windows:?}");
     }
 
     #[test]
     fn never_above_the_scenarios_window_or_linuxs_buffer() {
-        let mut w = ReceiveWindow::new(1000, 80 * 1000, true);
+        let mut w = ReceiveWindow::new(1000, 80 * 1000, true, None);
         let windows = feed(&mut w, |k| 10 << k.min(6), 12);
         assert!(windows.iter().all(|&x| x <= 80), "{windows:?}");
-        let mut big = ReceiveWindow::new(1000, u64::MAX, true);
+        let mut big = ReceiveWindow::new(1000, u64::MAX, true, None);
         let windows = feed(&mut big, |k| 10 << k.min(14), 20);
         assert!(windows
             .iter()
             .all(|&x| u64::from(x) * 1000 <= MAX_WINDOW_BYTES));
+    }
+
+    /// With the receive memory per segment modelled, the first segment sets the clamp to
+    /// the buffer times payload / truesize (in Linux's 256ths) and the soft limit follows it
+    /// down; a ratio above a half raises the clamp and leaves the soft limit.
+    #[test]
+    fn the_first_segment_scales_the_window_by_payload_over_truesize() {
+        let mut w = ReceiveWindow::new(1000, 100_000 * 1000, true, Some(2290));
+        assert_eq!(
+            w.window_bytes(),
+            65_000,
+            "half the buffer until data arrives"
+        );
+        w.on_in_order(ms(20), ms(0), 1000, 1000);
+        // 1000 * 256 / 2290 = 111 (256ths): 131,072 * 111 / 256 = 56,832 bytes.
+        assert_eq!((w.clamp_bytes(), w.window_bytes()), (56_832, 56_832));
+        let mut wide = ReceiveWindow::new(1448, 100_000 * 1448, true, Some(2304));
+        wide.on_in_order(ms(20), ms(0), 1448, 1448);
+        // 1448 * 256 / 2304 = 160: a clamp of 81,920 bytes; the soft limit grows to it.
+        assert_eq!(wide.clamp_bytes(), 81_920);
+        assert_eq!(wide.window_bytes(), 65_160 + 2 * 1448);
+        let mut plain = ReceiveWindow::new(1000, 100_000 * 1000, true, None);
+        plain.on_in_order(ms(20), ms(0), 1000, 1000);
+        assert_eq!(
+            plain.clamp_bytes(),
+            INITIAL_WINDOW_BYTES,
+            "without it, half the buffer"
+        );
     }
 }

@@ -38,6 +38,8 @@ pub struct TcpConfig {
     /// An in-order segment that finds room to widen the window is ACKed at once
     /// (`receiver.rs`, Linux `tcp_grow_window`).
     pub rwnd_growth_ack: bool,
+    /// Receive memory per full-sized segment (`autotune.rs`, Linux's `scaling_ratio`).
+    pub rcv_truesize: Option<u32>,
     /// A full-sized in-order segment with PSH is ACKed at once (`receiver.rs`, Linux
     /// `ICSK_ACK_PUSHED`).
     pub push_ack: bool,
@@ -200,6 +202,7 @@ impl TcpConfig {
             rwnd: o.rwnd.unwrap_or(100_000),
             rwnd_autotune: o.rwnd_autotune.unwrap_or(p.rwnd_autotune),
             rwnd_growth_ack: o.rwnd_growth_ack.unwrap_or(p.rwnd_growth_ack),
+            rcv_truesize: o.rcv_truesize,
             push_ack: o.push_ack.unwrap_or(p.push_ack),
             app_push: o.app_push.unwrap_or(p.app_push),
             tso_defer: o.tso_defer.unwrap_or(p.tso_defer),

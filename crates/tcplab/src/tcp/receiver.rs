@@ -14,6 +14,10 @@ use crate::net::{FlowId, NodeId, Packet, PacketKind};
 use crate::sim::{RngStream, Time};
 use std::collections::VecDeque;
 
+/// The unit a Linux receiver offers its window in: 2^`rcv_wscale` bytes, 10 on the test bed
+/// (its SYNs carry window scale 10; `tcp_select_initial_window` with its buffer limits).
+const WSCALE_UNIT: u64 = 1 << 10;
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ReceiverStats {
     pub packets_received: u64,
@@ -48,6 +52,9 @@ pub struct TcpReceiver {
     /// Linux's rule never to shrink an offered window is left out: the soft limit and the
     /// buffer only grow here, so only unread data could shrink it.
     window_at_ack: u64,
+    /// The right edge of the last window offered, bytes from the flow's start (Linux
+    /// `rcv_wup + rcv_wnd`); kept once the window can shrink (`held_window`).
+    right_edge: u64,
     /// A full-sized segment with PSH waits for the read to be ACKed (`ICSK_ACK_PUSHED`).
     push_pending: bool,
     rcv_nxt: u32,
@@ -101,6 +108,7 @@ impl TcpReceiver {
                 cfg.mss,
                 u64::from(cfg.rwnd) * u64::from(cfg.mss),
                 cfg.timestamps,
+                cfg.rcv_truesize,
             )
         });
         let mut r = TcpReceiver {
@@ -120,6 +128,7 @@ impl TcpReceiver {
             ack_due: None,
             reader: AppReader::new(cfg.app_read.as_ref()),
             window_at_ack: 0,
+            right_edge: 0,
             push_pending: false,
             rcv_nxt: 0,
             ooo: VecDeque::new(),
@@ -146,6 +155,7 @@ impl TcpReceiver {
         };
         // The handshake advertised the window with nothing queued.
         r.window_at_ack = r.window_now(0);
+        r.right_edge = u64::from(r.rwnd) * u64::from(r.mss);
         r
     }
 
@@ -320,6 +330,23 @@ impl TcpReceiver {
         self.reader.as_ref().map(|r| u64::from(r.unread()) * mss)
     }
 
+    /// What is left of the last window offered, bytes, once the window can shrink (the
+    /// measured clamp fell below it, `autotune.rs`): Linux never moves the right edge back
+    /// (`tcp_select_window`), and offers what is left rounded up to its window-scale unit
+    /// (`ALIGN(cur_win, 1 << rcv_wscale)`; the bed's receiver scales by 2^10). With segments
+    /// of under 1024 bytes an ACK of one segment thus offers the same edge again, and the old
+    /// window outlives the lowered clamp for about twenty segments (on the bed, 63 KB until
+    /// the 16th ACK, 56 KB from the 28th segment). 0 while the window only grows.
+    fn held_window(&self) -> u64 {
+        if !self.autotune.as_ref().is_some_and(|w| w.lowered) {
+            return 0;
+        }
+        let left = self
+            .right_edge
+            .saturating_sub(u64::from(self.rcv_nxt) * u64::from(self.mss));
+        left.div_ceil(WSCALE_UNIT) * WSCALE_UNIT
+    }
+
     /// The window an ACK would advertise with `unread` bytes not read yet (Linux
     /// `__tcp_select_window`: the soft limit, or the free space if that is smaller).
     fn window_now(&self, unread: u64) -> u64 {
@@ -420,9 +447,14 @@ impl TcpReceiver {
         self.unacked_in_order = 0;
         self.ack_due = None;
         self.push_pending = false;
+        let held = self.held_window();
         if let Some(unread) = self.reader_unread_bytes() {
-            self.window_at_ack = self.window_now(unread);
+            self.window_at_ack = self.window_now(unread).max(held);
         }
+        let mss = u64::from(self.mss);
+        let offered = (u64::from(self.rwnd) * mss).max(held);
+        self.right_edge = u64::from(self.rcv_nxt) * mss + offered;
+        let rwnd = u32::try_from(offered / mss).unwrap_or(u32::MAX);
         self.delack.cancel();
         if let Some(c) = &mut self.compressor {
             c.on_ack_sent();
@@ -450,7 +482,7 @@ impl TcpReceiver {
             payload: id,
             stamp: self.echo,
             flags: 0,
-            rwnd: self.rwnd,
+            rwnd,
         });
     }
 
@@ -759,7 +791,7 @@ mod tests {
             let mut r = reading_receiver(60.0);
             // The soft limit starts at 64 KB rounded down to the window's segments: 65,000
             // of 65,536 bytes for 1000-byte segments, 63,000 for 3000-byte ones.
-            r.autotune = Some(ReceiveWindow::new(window_mss, 1_000_000, true));
+            r.autotune = Some(ReceiveWindow::new(window_mss, 1_000_000, true, None));
             r.window_at_ack = r.window_now(0);
             r.growth_ack = false;
             r.quick = 0;
@@ -915,6 +947,47 @@ mod tests {
                 ack.map(|a| a.rwnd)
             })
             .collect()
+    }
+
+    /// A clamp lowered by the measured memory per segment (56 KB here) cannot pull back the
+    /// edge already offered: ACKs of single segments offer it again, rounded up to 1 KB units,
+    /// and only ACKs that advance further let the window come down to the clamp.
+    #[test]
+    fn a_lowered_clamp_never_moves_the_offered_edge_back() {
+        let options = crate::config::TcpOptions {
+            stack: Some(crate::config::Stack::Linux),
+            mss: Some(1000),
+            rcv_truesize: Some(2280),
+            ..Default::default()
+        };
+        let mut r = TcpReceiver::new(0, 1, 0, &TcpConfig::from_options(&options), None);
+        let mut offers = vec![];
+        for seq in 0..40u32 {
+            let now = Time::from_millis(20) + Time(850_000 * u64::from(seq));
+            let pkt = Packet {
+                stamp: now.saturating_sub(Time::from_millis(20)),
+                ..data(seq)
+            };
+            r.on_data(now, &pkt);
+            r.on_timer(now + Time::from_millis(1), now + Time::from_millis(1));
+            offers.extend(r.outbox.drain(..).map(|a| (a.ack, a.rwnd)));
+        }
+        let edges: Vec<u32> = offers.iter().map(|&(ack, rwnd)| ack + rwnd).collect();
+        assert!(edges.windows(2).all(|w| w[1] >= w[0]), "{offers:?}");
+        let (first_ack, first) = offers[0];
+        assert!(
+            first + first_ack >= 65,
+            "the handshake's 65 segments held: {offers:?}"
+        );
+        let lowest = offers.iter().map(|&(_, w)| w).min().unwrap();
+        assert!(
+            lowest <= 60,
+            "ACKs of two segments bring it down toward the clamp (57) until the first \
+             right-sizing raises the clamp: {offers:?}"
+        );
+        // Without the memory per segment the window never falls below half the buffer.
+        let plain = linux_receiver_acks(true, 100_000, 40);
+        assert!(plain.iter().flatten().all(|&w| w >= 65), "{plain:?}");
     }
 
     #[test]
