@@ -175,6 +175,37 @@ proptest! {
     }
 }
 
+/// A case the property found (CI, 2026-11-28): BBR paced in whole GSO packets at 50 Mb/s, whose
+/// size goal is 4 segments of 1448 bytes, put 4 back to back under `max_burst = 3`. A configured
+/// limit now caps the GSO packet too.
+#[test]
+fn paced_gso_packets_keep_to_max_burst() {
+    let c = Case {
+        stack: "linux",
+        cc: "bbr",
+        flows: 1,
+        rate_mbps: 50,
+        delay_ms: 5,
+        buffer: 5,
+        loss: 0.005,
+        rwnd: None,
+        max_burst: Some(3),
+        delayed_ack: false,
+    };
+    let rec = run_scenario(&scenario(&c), Some(7)).unwrap();
+    assert!(largest_burst(&rec) <= 3, "burst {}", largest_burst(&rec));
+    let free = Case {
+        max_burst: None,
+        ..c
+    };
+    let rec = run_scenario(&scenario(&free), Some(7)).unwrap();
+    assert!(
+        largest_burst(&rec) > 3,
+        "without a limit, more at once: {}",
+        largest_burst(&rec)
+    );
+}
+
 /// An exemption names an algorithm of the registry (a renamed one would otherwise be held
 /// to the property again without anyone noticing the list is stale).
 #[test]

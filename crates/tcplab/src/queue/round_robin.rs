@@ -174,24 +174,18 @@ mod tests {
 
     #[test]
     fn the_buffer_limits_all_flows_together() {
-        let mut q = RoundRobin::new(3, Some(2500));
-        q.enqueue(seg(0, 0, false), Time::ZERO).unwrap();
-        q.enqueue(seg(1, 0, false), Time::ZERO).unwrap();
-        assert_eq!(
-            q.enqueue(seg(2, 0, false), Time::ZERO),
-            Err(DropCause::BufferOverflow),
-            "bytes"
-        );
-        let mut q = RoundRobin::new(2, None);
-        q.enqueue(seg(0, 0, false), Time::ZERO).unwrap();
-        q.enqueue(seg(1, 0, false), Time::ZERO).unwrap();
-        assert_eq!(
-            q.enqueue(seg(0, 1, false), Time::ZERO),
-            Err(DropCause::BufferOverflow),
-            "packets"
-        );
-        let mut seen = 0;
-        q.for_each(&mut |_| seen += 1);
-        assert_eq!(seen, 2);
+        // Two flows' packets fill the limit; a third packet, of any flow, overflows it.
+        let overflows = |packets: usize, bytes: Option<u64>, third: Packet| {
+            let mut q = RoundRobin::new(packets, bytes);
+            q.enqueue(seg(0, 0, false), Time::ZERO).unwrap();
+            q.enqueue(seg(1, 0, false), Time::ZERO).unwrap();
+            let mut seen = 0;
+            q.for_each(&mut |_| seen += 1);
+            assert_eq!(seen, 2);
+            q.enqueue(third, Time::ZERO) == Err(DropCause::BufferOverflow)
+        };
+        assert!(overflows(3, Some(2500), seg(2, 0, false)), "bytes");
+        assert!(overflows(2, None, seg(0, 1, false)), "packets");
+        assert!(!overflows(3, None, seg(2, 0, false)), "room for a third");
     }
 }

@@ -720,9 +720,17 @@ impl TcpSender {
     }
 
     /// Segments of one GSO packet: the size goal, at most half the window (Linux
-    /// `tcp_cwnd_test`'s quota, which `tcp_mss_split_point` cuts packets to).
+    /// `tcp_cwnd_test`'s quota, which `tcp_mss_split_point` cuts packets to), and at most
+    /// `max_burst` when one is set: a packet's segments leave back to back, so a larger one
+    /// would break the configured limit (a paced flow at 50 Mb/s has a goal of 4 segments).
     fn gso_packet_segs(&self) -> u32 {
-        self.gso_segs().min(((self.st.cwnd as u32) / 2).max(1))
+        let limit = match self.cfg.max_burst {
+            0 => u32::MAX,
+            n => n,
+        };
+        self.gso_segs()
+            .min(((self.st.cwnd as u32) / 2).max(1))
+            .min(limit)
     }
 
     /// Linux's GSO size goal in segments (`tcp_tso_autosize`): the pacing rate's bytes per
