@@ -114,8 +114,9 @@ BED_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured_r
 BED_ARRIVAL_ACK_LATENCY: dict[str, Any] = {"kind": "empirical", "quantiles": _measured()["ack_latency"]}
 #: The bed bottleneck's token-bucket slack (testbed/plan.py ``BURST_SLACK``) as a ``burst``.
 BED_BURST: str = bed_burst()
-#: How the bed's sender sends for several flows at once (the queue kind of the shared sender's
-#: access link): its sockets hand GSO packets to the device in parallel, so two flows started
+#: How the bed's sender sends for several flows at once (the queue kind of the access links, set
+#: for both hosts and both directions, where only the sender's egress ever holds two flows'
+#: packets at once): its sockets hand GSO packets to the device in parallel, so two flows started
 #: together leave their first flights interleaved by GSO packet (a capture at the sender: 1 1 2 2
 #: 1 1 2 2 ...), not one flight after the other as from a FIFO (docs/kernel.md, "Two CUBIC flows
 #: started together").
@@ -278,8 +279,8 @@ def scenario(
     those names (only with a stack; None leaves the profile's). ``shared_hosts``: every flow from one
     sender to one receiver, as on the bed (its flows share the sender's link and take turns on
     it, ``host_egress``); False: a sender-receiver
-    pair per flow, each with its own access link. ``host_egress``: the queue kind of the shared
-    sender's access link when it carries more than one flow (only with a stack;
+    pair per flow, each with its own access link. ``host_egress``: the queue kind of the access
+    links (both hosts, both directions) when the shared sender carries more than one flow (only with a stack;
     :data:`BED_HOST_EGRESS`, flows taking turns by GSO packet, is the bed's; None: a FIFO, as
     engines up to 0.3.9 had it). ``rcv_truesize``: the receivers' ``[tcp] rcv_truesize`` (only
     with a stack; None, the default: the window is half the buffer until the first right-sizing;

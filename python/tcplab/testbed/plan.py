@@ -160,16 +160,25 @@ def _unsupported(where: str, what: str) -> ScenarioError:
 
 def _check_access_queue(access: dict[str, Any]) -> None:
     """The bed's sender hands each socket's GSO packets to its device in parallel: what the
-    simulator's ``round_robin`` queue models. A document may say so (the simulated side then
-    runs the same); any other discipline at the hosts is not what the bed can do."""
-    queue = access.get("queue", {"kind": "round_robin"})
-    kind = queue.get("kind") if isinstance(queue, dict) else queue
-    if kind != "round_robin":
-        raise ScenarioError(
-            "topology.access.queue.kind",
-            f"{kind!r} is not what the kernel test bed's hosts do; they take turns between flows "
-            'by GSO packet: give {kind = "round_robin"} or leave the key out',
-        )
+    simulator's ``round_robin`` queue models. A document may say so, in either direction (the
+    simulated side then runs the same); without the key the bed does it anyway, while the
+    simulator's access links are FIFOs (the same for one flow per host). Any other discipline
+    at the hosts is not what the bed can do."""
+    for where, direction in (
+        ("topology.access", access),
+        ("topology.access.reverse", access.get("reverse", {})),
+    ):
+        if not isinstance(direction, dict) or "queue" not in direction:
+            continue
+        queue = direction["queue"]
+        kind = queue.get("kind") if isinstance(queue, dict) else queue
+        if kind != "round_robin":
+            raise ScenarioError(
+                f"{where}.queue.kind",
+                f"{kind!r} is not what the kernel test bed's hosts do: they take turns between flows "
+                'by GSO packet; give {kind = "round_robin"} (the simulator then does the same) or '
+                "leave the queue out (the bed still takes turns; the simulator's access links are FIFOs)",
+            )
 
 
 def plan(scenario: Scenario | dict[str, Any], native: bool = False) -> TestbedPlan:

@@ -405,7 +405,8 @@ pub struct TcpOptions {
     /// With `rwnd_autotune`: the receive memory a full-sized segment takes (Linux
     /// `skb->truesize`, bytes). Linux >= 6.5 sizes the window before the first right-sizing
     /// from the 128 KB buffer times payload / truesize (`scaling_ratio`, measured on the
-    /// first full-sized segment), not half of it; default none: half (engines to 0.3.10).
+    /// first full-sized segment), not half of it; default none: half, as engines before
+    /// 0.3.10 had it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rcv_truesize: Option<u32>,
     /// With `delayed_ack`: acknowledge at once an in-order, full-sized segment that

@@ -81,8 +81,8 @@ impl Queue for RoundRobin {
         self.len -= 1;
         self.bytes -= p.size as u64;
         if p.gso_more() {
-            // Keep the turn; if the rest has not arrived, the flow is not in `turns`,
-            // and its next packet is served first when it does.
+            // Keep the turn. If the rest has not arrived by the next dequeue, the claim
+            // lapses (`next_flow`) and the flow rejoins `turns` at the back when it does.
             self.unfinished = Some(flow);
         } else if !q.is_empty() {
             self.turns.push_back(flow);

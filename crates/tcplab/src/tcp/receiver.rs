@@ -48,9 +48,10 @@ pub struct TcpReceiver {
     /// The application, if it does not read at once (`app_read`).
     reader: Option<AppReader>,
     /// The window Linux would have advertised in the last ACK, bytes (its `rcv_wnd`), for the
-    /// reader's test. The ACKs themselves carry the window without unread data subtracted, and
-    /// Linux's rule never to shrink an offered window is left out: the soft limit and the
-    /// buffer only grow here, so only unread data could shrink it.
+    /// reader's test. The ACKs themselves carry the window without unread data subtracted.
+    /// Linux's rule never to shrink an offered window matters only once a measured clamp
+    /// has fallen below the window offered (`rcv_truesize`, `held_window`): otherwise the soft
+    /// limit and the buffer only grow, so only unread data could shrink it.
     window_at_ack: u64,
     /// The right edge of the last window offered, bytes from the flow's start (Linux
     /// `rcv_wup + rcv_wnd`); kept once the window can shrink (`held_window`).
@@ -334,9 +335,10 @@ impl TcpReceiver {
     /// measured clamp fell below it, `autotune.rs`): Linux never moves the right edge back
     /// (`tcp_select_window`), and offers what is left rounded up to its window-scale unit
     /// (`ALIGN(cur_win, 1 << rcv_wscale)`; the bed's receiver scales by 2^10). With segments
-    /// of under 1024 bytes an ACK of one segment thus offers the same edge again, and the old
-    /// window outlives the lowered clamp for about twenty segments (on the bed, 63 KB until
-    /// the 16th ACK, 56 KB from the 28th segment). 0 while the window only grows.
+    /// of under 1024 bytes an ACK of one segment thus offers the same window again (its edge
+    /// one segment further), and the old window outlives the lowered clamp for about twenty
+    /// segments (on the bed, 63 units until the ACK of the 16th segment, 56 from the 28th).
+    /// 0 while the window only grows.
     fn held_window(&self) -> u64 {
         if !self.autotune.as_ref().is_some_and(|w| w.lowered) {
             return 0;
@@ -950,8 +952,8 @@ mod tests {
     }
 
     /// A clamp lowered by the measured memory per segment (56 KB here) cannot pull back the
-    /// edge already offered: ACKs of single segments offer it again, rounded up to 1 KB units,
-    /// and only ACKs that advance further let the window come down to the clamp.
+    /// edge already offered: ACKs of single segments offer the same window again, rounded up
+    /// to 1 KB units, and only ACKs that advance further let it come down to the clamp.
     #[test]
     fn a_lowered_clamp_never_moves_the_offered_edge_back() {
         let options = crate::config::TcpOptions {

@@ -429,9 +429,14 @@ impl TcpSender {
     /// How many more segments may go out back to back in response to the current event
     /// (NS-2's `maxburst_`, counting retransmissions too).
     pub(super) fn burst_limit(&self) -> u32 {
+        self.max_burst().saturating_sub(self.event_sends)
+    }
+
+    /// The configured `max_burst` (0 in the configuration: no limit).
+    fn max_burst(&self) -> u32 {
         match self.cfg.max_burst {
             0 => u32::MAX,
-            n => n.saturating_sub(self.event_sends),
+            n => n,
         }
     }
 
@@ -724,13 +729,9 @@ impl TcpSender {
     /// `max_burst` when one is set: a packet's segments leave back to back, so a larger one
     /// would break the configured limit (a paced flow at 50 Mb/s has a goal of 4 segments).
     fn gso_packet_segs(&self) -> u32 {
-        let limit = match self.cfg.max_burst {
-            0 => u32::MAX,
-            n => n,
-        };
         self.gso_segs()
             .min(((self.st.cwnd as u32) / 2).max(1))
-            .min(limit)
+            .min(self.max_burst())
     }
 
     /// Linux's GSO size goal in segments (`tcp_tso_autosize`): the pacing rate's bytes per
