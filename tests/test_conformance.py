@@ -632,6 +632,7 @@ def test_the_bed_model_ablations_run_beside_the_matrix_and_are_tabled():
         egress.pop("a host pair per flow") is None
         and egress.pop("engine 0.3.3's model, 6.18 receiver") is None
     )
+    assert egress, "models besides the three above"
     assert all(q == {"kind": cf.BED_HOST_EGRESS} for q in egress.values()), "the bed's sender takes turns"
     kernel = cf.kernel_scenario(old.scenario).doc["tcp"]
     assert not set(cf.MODELLED_HOST_KEYS) & set(kernel), "the kernel has its own rules"

@@ -13,6 +13,19 @@ import pandas as pd
 from .tables import TABLES, engine_tables
 
 
+def variable_samples(
+    cc_vars: pd.DataFrame, name: str, window: tuple[float, float] | None = None
+) -> pd.DataFrame:
+    """The rows of a ``cc_vars`` table (time, flow, name, value) for variable ``name``, inside
+    ``window`` when given; empty when none exports it or the table has no variables at all."""
+    if not len(cc_vars) or "name" not in cc_vars:
+        return pd.DataFrame(columns=["time", "flow", "name", "value"])
+    mine = cc_vars[cc_vars["name"] == name]
+    if window is not None:
+        mine = mine[(mine["time"] >= window[0]) & (mine["time"] <= window[1])]
+    return mine
+
+
 @dataclass
 class Result:
     """The records of one run.
@@ -89,20 +102,14 @@ class Result:
     def cc_var(self, flow: int, name: str) -> pd.DataFrame:
         """The samples of one of a flow's congestion-control variables (``alpha``, ``diff``),
         in time order."""
-        v = self.cc_vars
-        return v[(v["flow"] == flow) & (v["name"] == name)].sort_values("time", kind="stable")
+        v = variable_samples(self.cc_vars, name)
+        return v[v["flow"] == flow].sort_values("time", kind="stable")
 
     def cc_var_samples(self, name: str, window: tuple[float, float] | None = None) -> pd.DataFrame:
         """Every flow's samples of one congestion-control variable (time, flow, name, value),
         inside ``window`` when given; empty when no flow exports it (or the run has no
         variables at all, as kernel runs before the bed read them)."""
-        v = self.cc_vars
-        if not len(v) or "name" not in v:
-            return pd.DataFrame(columns=["time", "flow", "name", "value"])
-        mine = v[v["name"] == name]
-        if window is not None:
-            mine = mine[(mine["time"] >= window[0]) & (mine["time"] <= window[1])]
-        return mine
+        return variable_samples(self.cc_vars, name, window)
 
     def delivered(self, flow: int) -> tuple[np.ndarray, np.ndarray]:
         """(time, bytes delivered in order to the receiver) of one flow from its sampled

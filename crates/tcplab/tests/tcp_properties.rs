@@ -193,6 +193,7 @@ fn paced_gso_packets_keep_to_max_burst() {
         delayed_ack: false,
     };
     let rec = run_scenario(&scenario(&c), Some(7)).unwrap();
+    assert!(rec.flows[0].segments_sent > 1000, "a run that sends");
     assert!(largest_burst(&rec) <= 3, "burst {}", largest_burst(&rec));
     let free = Case {
         max_burst: None,

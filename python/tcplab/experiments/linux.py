@@ -465,14 +465,7 @@ def bbr_figure(kernel: pd.DataFrame, sim: Result) -> Figure:
     fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(9, 7.0), sharex=True)
     k = kernel[kernel["flow"] == 0]
     s = sim.series[sim.series["flow"] == 0]
-    v = sim.cc_vars
-
-    def sim_var(name: str) -> pd.DataFrame:
-        return (
-            v[(v["flow"] == 0) & (v["name"] == name)] if len(v) else pd.DataFrame(columns=["time", "value"])
-        )
-
-    rate, bw = sim_var("pacing_rate"), sim_var("bw")
+    rate, bw = sim.cc_var(0, "pacing_rate"), sim.cc_var(0, "bw")
     # tcp_info reports ~0U (no limit) before BBR sets a rate: left out, not drawn as 10^14.
     paced = k[k["pacing_rate"] < UNSET_PACING_BPS] if "pacing_rate" in k else k.iloc[:0]
     kernel_mbps = paced["pacing_rate"] / 1e6 if len(paced) else pd.Series(dtype=float)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..result import variable_samples
 from .conformance import Figures
 
 #: The archive in the package (python/tcplab/testbed/data/).
@@ -155,9 +156,8 @@ def trace_of(series: pd.DataFrame, cc_vars: pd.DataFrame | None = None) -> pd.Da
     out = pd.DataFrame({"time": mine["time"], "cwnd": mine["cwnd"], "pacing_rate": rate}).reset_index(
         drop=True
     )
-    bw = pd.DataFrame(columns=["time", "value"])
-    if cc_vars is not None and len(cc_vars) and "name" in cc_vars:
-        bw = cc_vars[(cc_vars["flow"] == 0) & (cc_vars["name"] == "bw")]
+    bw = variable_samples(cc_vars if cc_vars is not None else pd.DataFrame(), "bw")
+    bw = bw[bw["flow"] == 0]
     by_time = bw.drop_duplicates("time").set_index("time")["value"].astype(float) * 8
     out["bw"] = out["time"].map(by_time).astype(float)
     return out

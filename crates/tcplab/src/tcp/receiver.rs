@@ -338,15 +338,26 @@ impl TcpReceiver {
     /// of under 1024 bytes an ACK of one segment thus offers the same window again (its edge
     /// one segment further), and the old window outlives the lowered clamp for about twenty
     /// segments (on the bed, 63 units until the ACK of the 16th segment, 56 from the 28th).
-    /// 0 while the window only grows.
-    fn held_window(&self) -> u64 {
+    /// None while the window only grows.
+    fn held_window(&self) -> Option<u64> {
         if !self.autotune.as_ref().is_some_and(|w| w.lowered) {
-            return 0;
+            return None;
         }
         let left = self
             .right_edge
             .saturating_sub(u64::from(self.rcv_nxt) * u64::from(self.mss));
-        left.div_ceil(WSCALE_UNIT) * WSCALE_UNIT
+        Some(left.div_ceil(WSCALE_UNIT) * WSCALE_UNIT)
+    }
+
+    /// The window an ACK offers, in segments, once the window can shrink: the present one,
+    /// or what is left of the last offer (`held` bytes) if that is more; its edge is kept for
+    /// the next ACK. (While the window only grows the ACK offers `rwnd` and no edge is kept:
+    /// nothing per ACK on that path.)
+    fn offer_keeping_the_edge(&mut self, held: u64) -> u32 {
+        let mss = u64::from(self.mss);
+        let offered = (u64::from(self.rwnd) * mss).max(held);
+        self.right_edge = u64::from(self.rcv_nxt) * mss + offered;
+        u32::try_from(offered / mss).unwrap_or(u32::MAX)
     }
 
     /// The window an ACK would advertise with `unread` bytes not read yet (Linux
@@ -451,12 +462,12 @@ impl TcpReceiver {
         self.push_pending = false;
         let held = self.held_window();
         if let Some(unread) = self.reader_unread_bytes() {
-            self.window_at_ack = self.window_now(unread).max(held);
+            self.window_at_ack = self.window_now(unread).max(held.unwrap_or(0));
         }
-        let mss = u64::from(self.mss);
-        let offered = (u64::from(self.rwnd) * mss).max(held);
-        self.right_edge = u64::from(self.rcv_nxt) * mss + offered;
-        let rwnd = u32::try_from(offered / mss).unwrap_or(u32::MAX);
+        let rwnd = match held {
+            Some(held) => self.offer_keeping_the_edge(held),
+            None => self.rwnd,
+        };
         self.delack.cancel();
         if let Some(c) = &mut self.compressor {
             c.on_ack_sent();
@@ -989,6 +1000,10 @@ mod tests {
         );
         // Without the memory per segment the window never falls below half the buffer.
         let plain = linux_receiver_acks(true, 100_000, 40);
+        assert!(
+            plain.iter().flatten().count() > 10,
+            "ACKs to look at: {plain:?}"
+        );
         assert!(plain.iter().flatten().all(|&w| w >= 65), "{plain:?}");
     }
 

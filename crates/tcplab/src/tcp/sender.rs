@@ -386,12 +386,8 @@ impl TcpSender {
         self.stats.segments_sent += 1;
         self.event_sends += 1;
         self.st.last_send = now;
-        if let Some(p) = &self.pacer {
-            let goal = if p.opens_packet(now) {
-                self.gso_packet_segs()
-            } else {
-                0
-            };
+        if let Some(opens) = self.pacer.as_ref().map(|p| p.opens_packet(now)) {
+            let goal = if opens { self.gso_packet_segs() } else { 0 };
             let rate = self.st.pacing_rate;
             if let Some(p) = &mut self.pacer {
                 p.on_send(now, payload, rate, goal);
