@@ -250,3 +250,40 @@ def test_a_range_claim_decides_by_whole_intervals():
     assert verdict([], []) == "not evaluated" and verdict([float("nan")], [1.0]) == "not evaluated"
     claim = range_claim("t", [0.9], [0.94], (0.95, 1.0), "lowest 0.92")
     assert claim.detail == "lowest 0.92; 1 of 1 outside [0.95, 1]"
+
+
+def test_phase_ablation_randomises_only_the_senders_and_breaks_the_phase_lock():
+    """One packet time at the bottleneck (0.8 ms for 1000 bytes at 10 Mb/s) on each sender's
+    link, on dumbbells (per pair) and stars (the shared access, all senders'); two Reno flows
+    of 40 and 50 ms, locked in phase without it, share the link about as their RTTs say."""
+    import copy
+
+    from tcplab import run
+    from tcplab.experiments.ablation import phase_ablation
+    from tcplab.experiments.code_tcp.fig10_13 import Fig10
+    from tcplab.experiments.hasegawa import paper as hasegawa
+    from tcplab.scenario import Scenario
+
+    ab = phase_ablation()
+    assert cause(ab.cause).title and not ab.claims
+    ratios = {False: [], True: []}
+    for seed in (1, 2):
+        base = Fig10().scenario("reno", ("delay-based swept", 40), seed, 100.0)
+        doc = copy.deepcopy(base.doc)
+        ab.edit(doc)
+        pairs = doc["topology"]["pair_access"]
+        assert [p["jitter"] for p in pairs] == [{"kind": "uniform", "max": pytest.approx(8e-4)}] * 2
+        assert "jitter" not in doc["topology"]["access"], "the receivers' links keep still"
+        for randomised, sc in ((False, base), (True, Scenario(doc))):
+            g = run(sc).flows["goodput_bps"].to_numpy()
+            assert g.min() > 0
+            ratios[randomised].append(g[1] / g[0])
+    assert min(ratios[False]) > 2.5, f"phase-locked: the 40 ms flow takes most ({ratios[False]})"
+    assert all(0.67 < r < 1.5 for r in ratios[True]), ratios[True]
+
+    star = copy.deepcopy(hasegawa.hasegawa_scenario(1, 1, 50, duration=1.0, measure=(0.0, 1.0)).doc)
+    ab.edit(star)
+    assert star["topology"]["access"]["jitter"]["max"] == pytest.approx(8000 / hasegawa.BOTTLENECK_BPS)
+    Scenario(star).validate()
+    with pytest.raises(ValueError, match="dumbbell, chain or star"):
+        ab.edit({"topology": {"kind": "wlan"}})

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..result import Result
 from ..scenario import Scenario
+from ..testbed.plan import rate_bps
 from .base import Experiment, Outcome, Run
 from .causes import cause as lookup_cause
 
@@ -309,6 +310,46 @@ def code_rtt_ablation(quick: bool = False) -> Ablation:
         claims=("CODE",),
         quick=quick,
     )
+
+
+def phase_ablation(quick: bool = False, claims: tuple[str, ...] = ()) -> Ablation:
+    """Each sender's packets reach the bottleneck after a random extra delay, uniform up to
+    one packet's transmission time there: Floyd & Jacobson's remedy for DropTail phase
+    effects ("On traffic phase effects in packet-switched gateways", 1992), the random
+    processing time NS-2's TCP agents draw with ``overhead_``."""
+    return Ablation(
+        "random-send-delay",
+        "phase-effects",
+        "[topology] each sender's access link: jitter uniform up to one packet time at the bottleneck",
+        _randomised_senders,
+        claims=claims,
+        quick=quick,
+    )
+
+
+def _randomised_senders(doc: dict[str, Any]) -> None:
+    """Gives every sender's access link a jitter of one packet time at the bottleneck (the
+    ``bottleneck`` or chain ``hop`` link, packets of ``[tcp] mss`` bytes): per pair on a
+    dumbbell or chain, whose common access links also lead to the receivers; on the shared
+    access of a star, whose access links are all senders'."""
+    topology = doc["topology"]
+    kind = topology.get("kind")
+    if kind not in ("dumbbell", "chain", "star"):
+        raise ValueError(f"a random send delay needs a dumbbell, chain or star, not {kind!r}")
+    link = topology.get("bottleneck") or topology["hop"]
+    packet_bits = 8 * doc.get("tcp", {}).get("mss", DEFAULT_MSS)
+    jitter = {"kind": "uniform", "max": packet_bits / rate_bps(link["rate"], f"topology.{kind}.rate")}
+    if kind == "star":
+        topology.setdefault("access", {})["jitter"] = jitter
+        return
+    pairs = topology.setdefault("pair_access", [])
+    pairs.extend({} for _ in range(topology["pairs"] - len(pairs)))
+    for pair in pairs:
+        pair["jitter"] = dict(jitter)
+
+
+#: The segment size the papers' experiments use (NS-2's packetSize_, the ``ns2`` profile's mss).
+DEFAULT_MSS = 1000
 
 
 #: The key of an experiment's defaults at its quick size (see :class:`QuickControl`).

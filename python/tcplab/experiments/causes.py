@@ -89,6 +89,17 @@ CAUSES: dict[str, Cause] = {
             "number. Rounding makes Delta equal to a threshold often, where the rules keep still.",
         ),
         Cause(
+            "phase-effects",
+            "DropTail phase effects of a deterministic simulation",
+            '[topology] pair_access = [{ jitter = { kind = "uniform", max = <one packet at the '
+            "bottleneck> } }, ...]",
+            "A simulation without randomness in its packet timing locks flows into phases at a full "
+            "DropTail queue: which flow's packet finds the queue full depends on sub-millisecond "
+            "offsets, not on the congestion controls (Floyd & Jacobson 1992, who add a random delay of "
+            "up to one bottleneck packet time at each sender, as NS-2's overhead_ does). The paper "
+            "does not say whether its NS-2 runs were randomised.",
+        ),
+        Cause(
             "paper-inconsistent",
             "The paper's own numbers are inconsistent",
             "(none: arithmetic on published values)",

@@ -132,6 +132,11 @@ pub struct AccessOverride {
     /// Delay of the receiver-side access link of this pair (default: the common one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_delay: Option<Seconds>,
+    /// Jitter of this pair's sender access link toward the routers (default: the common
+    /// one): a random delay at the sender only, as NS-2's `overhead_` draws before a send,
+    /// which changes the bottleneck's arrival pattern without touching other pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<JitterSpec>,
 }
 
 /// The network. Presets name their nodes: senders `s0..`, routers `r0..`, receivers `d0..`.

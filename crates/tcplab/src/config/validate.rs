@@ -405,6 +405,9 @@ fn validate_overrides(o: &[AccessOverride], pairs: u32) -> Check {
                 "a delay must be between 0 and 100 s",
             )?;
         }
+        if let Some(j) = &a.jitter {
+            super::jitter::validate_jitter(&format!("topology.pair_access[{i}].jitter"), j)?;
+        }
     }
     Ok(())
 }

@@ -246,6 +246,9 @@ fn chain(
             if let Some(d) = o.receiver_delay {
                 receiver_access.delay = d;
             }
+            if let Some(j) = &o.jitter {
+                sender_access.jitter = Some(j.clone());
+            }
         }
         let s = g.add_node(format!("s{i}"));
         g.add_duplex(s, first, &sender_access, false, "topology.access");
@@ -332,6 +335,9 @@ mod tests {
             access: LinkSpec::new(100e6, 0.001, 1000),
             pair_access: vec![crate::config::AccessOverride {
                 delay: Some(Seconds(0.05)),
+                jitter: Some(JitterSpec::Uniform(crate::config::jitter::UniformJitter {
+                    max: Seconds(0.0008),
+                })),
                 ..Default::default()
             }],
         });
@@ -340,8 +346,17 @@ mod tests {
         assert_eq!(g.links.len(), 2 * 5);
         let s0 = g.links.iter().find(|l| l.name == "s0->r0").unwrap();
         assert_eq!(s0.delay, Seconds(0.05));
+        assert!(
+            s0.jitter.is_some(),
+            "the pair's jitter is on its sender's link"
+        );
         let s1 = g.links.iter().find(|l| l.name == "s1->r0").unwrap();
         assert_eq!(s1.delay, Seconds(0.001));
+        assert!(s1.jitter.is_none());
+        for name in ["r0->s0", "r1->d0"] {
+            let l = g.links.iter().find(|l| l.name == name).unwrap();
+            assert!(l.jitter.is_none(), "{name}: only the sender's link jitters");
+        }
         assert!(g.links.iter().find(|l| l.name == "r0->r1").unwrap().monitor);
     }
 

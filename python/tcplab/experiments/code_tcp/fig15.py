@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...analysis.stats import concat_flows
 from .. import register
+from ..ablation import phase_ablation
 from ..base import Outcome, Results
 from ..common import claim, every
 from .paper import COMMON_SETUP, LABEL, PARITY, VARIANTS, code_scenario
@@ -14,7 +15,7 @@ from .sweep import QUICK_ABLATIONS, PairSweep, fmt_ratios, variant_rows
 class Fig15(PairSweep):
     name = "code/fig15"
     title = "Ten flows: k Reno and 10 - k of one delay-based variant"
-    ablations = QUICK_ABLATIONS
+    ablations = (*QUICK_ABLATIONS, phase_ablation())
     setup = (
         COMMON_SETUP + " Ten flows, each with its own pair, on a 10 Mb/s, 100-packet bottleneck "
         "(assumed): k Reno and 10 - k of one variant, k = 1..9; average throughput per flow of each "

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from .. import register
-from ..ablation import stack_ablations
+from ..ablation import phase_ablation, stack_ablations
 from ..base import Claim, Experiment, Figure, Outcome, Run
 from ..common import claim, every, flows_frame
 from .measure import aggregate, case_rows, model_agreement, per_case, run_table, sweep_table
@@ -21,7 +21,7 @@ class Fig3(Experiment):
     name = "hasegawa/fig3"
     paper = "hasegawa"
     title = "Reno vs Vegas behind a DropTail router: simulation and analysis (fig. 3)"
-    ablations = stack_ablations("min-rto-1s", "delayed-ack")
+    ablations = (*stack_ablations("min-rto-1s", "delayed-ack"), phase_ablation())
     setup = setup_text(
         " DropTail router; (Nr, Nv) = (5, 5), (5, 10), (10, 5). Analysis: eqs. (5)-(12) with "
         "tau = 6.5 ms and mu = 1.5 Mb/s / 1040 B; it needs 2 tau mu + B > Nv (alpha + beta)/2."
