@@ -96,3 +96,34 @@ def test_fig9_compares_near_and_far_stations(quick_outcomes):
     assert (table["near_mean_mbps"] > 0).all()
     assert len(o.claims) == 2
     assert all(isinstance(c.passed, bool) for c in o.claims)
+
+
+def test_fairness_methods_run_several_seeds_and_decide_on_their_mean():
+    """004 runs each configuration once; figs. 8-10 here run REPS seeds (one in quick mode) and
+    their tables give each figure's mean with its 95% half width (NaN from a single run)."""
+    import pandas as pd
+
+    from tcplab.experiments import lookup
+    from tcplab.experiments.wlan.measure import seed_means, with_ci
+    from tcplab.experiments.wlan.paper import REPS
+
+    for name in ("wlan/fig8", "wlan/fig10", "wlan/fig9"):
+        e = lookup(name)
+        full = [r for r in e.runs(False) if r.params.get("reading", "paper") == "paper"]
+        seeds = {r.params["seed"] for r in full}
+        assert seeds == set(range(1, REPS + 1)) and REPS > 1, name
+        assert len({r.scenario.doc["simulation"]["seed"] for r in full}) == REPS
+        assert {r.params["seed"] for r in e.runs(True)} == {1}
+    assert len([r for r in lookup("wlan/fig8").runs(False) if r.params["reading"] == "paper"]) == REPS * len(
+        METHODS
+    )
+
+    runs = pd.DataFrame(
+        {"key": ["a", "a", "a", "b"], "jain": [0.5, 0.7, 0.6, 0.9], "label": ["x", "x", "x", "y"]}
+    )
+    t = seed_means(runs, ["key"], ("jain",)).set_index("key")
+    assert t.loc["a", "jain"] == pytest.approx(0.6) and t.loc["a", "runs"] == 3
+    assert t.loc["a", "jain_ci95"] == pytest.approx(4.303 * 0.1 / 3**0.5, rel=1e-3)
+    assert math.isnan(t.loc["b", "jain_ci95"]) and t.loc["b", "runs"] == 1
+    assert "label" not in t.columns, "only numeric figures are averaged"
+    assert with_ci(t.loc["a"], "jain", 2) == "0.60 +- 0.25" and with_ci(t.loc["b"], "jain") == "0.900"

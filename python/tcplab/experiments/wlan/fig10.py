@@ -8,6 +8,7 @@ from .. import register
 from ..ablation import ack_loss_pause_ablation, pifs_backoff_ablation, stack_ablations
 from ..base import Outcome
 from ..common import claim
+from .measure import with_ci
 from .methods import MethodsExperiment
 from .paper import FAIR_JAIN, METHODS, PAPER_METHODS, SETUP, UNFAIR_RATIO
 
@@ -35,8 +36,12 @@ class Fig10(MethodsExperiment):
         a, b, c, d = (row[k] for k in PAPER_METHODS)
 
         def ratio(r):
+            """The means over seeds; the ratio is the mean of each run's up/down."""
             up, down = r["up_mean_mbps"], r["down_mean_mbps"]
-            return f"up {up:.2f}, down {down:.3f} Mb/s (ratio {r['up_over_down']:.2f})"
+            return (
+                f"up {up:.2f}, down {down:.3f} Mb/s (ratio {with_ci(r, 'up_over_down', 2)}, "
+                f"mean of {r['runs']} runs)"
+            )
 
         out.claims += [
             claim(
@@ -47,7 +52,7 @@ class Fig10(MethodsExperiment):
             claim(
                 f"(a) unmodified: also unfair among the uplinks (a starved uplink or Jain < {FAIR_JAIN})",
                 a["starved_up"] > 0 or a["jain_up"] < FAIR_JAIN,
-                f"uplink Jain {a['jain_up']:.3f}, {a['starved_up']} starved",
+                f"uplink Jain {with_ci(a, 'jain_up')}, {a['starved_up']:.1f} starved per run",
             ),
             claim(
                 f"(b) PIFS improves fairness between uplink and downlink (ratio < {UNFAIR_RATIO:g})",
@@ -59,7 +64,7 @@ class Fig10(MethodsExperiment):
                 "fair among "
                 f"downlinks (Jain >= {FAIR_JAIN})",
                 (c["starved_up"] > 0 or c["jain_up"] < FAIR_JAIN) and c["jain_down"] >= FAIR_JAIN,
-                f"uplink Jain {c['jain_up']:.3f} ({c['starved_up']} starved), downlink Jain "
+                f"uplink Jain {with_ci(c, 'jain_up')} ({c['starved_up']:.1f} starved per run), downlink Jain "
                 f"{c['jain_down']:.3f}",
             ),
             claim(

@@ -7,6 +7,7 @@ from .. import register
 from ..ablation import ack_loss_pause_ablation, stack_ablations
 from ..base import Outcome
 from ..common import claim, comparison
+from .measure import with_ci
 from .methods import MethodsExperiment
 from .paper import FAIR_JAIN, FIG8_PUBLISHED, METHODS, PAPER_METHODS, SETUP
 
@@ -38,10 +39,14 @@ class Fig8(MethodsExperiment):
         a, b, c, d = (row[k] for k in PAPER_METHODS)
 
         def fair(r):
+            """Fair on the mean over seeds, with no flow starved in any run."""
             return r["jain_up"] >= FAIR_JAIN and r["starved_up"] == 0
 
         def desc(r):
-            return f"Jain {r['jain_up']:.3f}, {r['starved_up']} starved"
+            return (
+                f"Jain {with_ci(r, 'jain_up')}, {r['starved_up']:.1f} starved per run "
+                f"(mean of {r['runs']} runs)"
+            )
 
         out.claims += [
             claim(

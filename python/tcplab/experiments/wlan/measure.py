@@ -4,11 +4,13 @@ the per-flow bar chart of figs. 5-10."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from ...analysis.stats import mean_ci
 from ...result import Result, jain_index
 from ..common import panels
 from .paper import MSS, STARVED_SHARE
@@ -83,6 +85,31 @@ def run_summary(res: Result) -> dict[str, Any]:
         "ap_data_queued": float(q["data"].mean()) if len(q) else float("nan"),
         "ap_frames_per_segment": float(ap["acked"]) / segments if segments else float("nan"),
     }
+
+
+def seed_means(rows: pd.DataFrame, by: Sequence[str], ci_of: Sequence[str]) -> pd.DataFrame:
+    """One row per group of ``by`` (in order of appearance): every other numeric column's mean
+    over the group's runs, the 95% half width of those in ``ci_of`` (``<column>_ci95``, NaN for
+    one run) and the number of runs."""
+    out = []
+    numeric = [c for c in rows.select_dtypes("number").columns if c not in by]
+    for key, g in rows.groupby(list(by), sort=False):
+        row: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        for col in numeric:
+            values = g[col].to_numpy(dtype=float)
+            row[col] = float(values.mean())
+            if col in ci_of:
+                row[f"{col}_ci95"] = mean_ci(values).half_width if np.isfinite(values).all() else np.nan
+        row["runs"] = len(g)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def with_ci(row: pd.Series, col: str, digits: int = 3) -> str:
+    """``row[col]`` with its 95% half width over runs (from :func:`seed_means`) when it has one."""
+    half = row.get(f"{col}_ci95", np.nan)
+    value = f"{row[col]:.{digits}f}"
+    return f"{value} +- {half:.{digits}f}" if np.isfinite(half) else value
 
 
 def longest_stall(t: np.ndarray, mbps: np.ndarray, share: float = 0.1) -> float:

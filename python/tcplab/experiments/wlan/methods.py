@@ -1,13 +1,18 @@
 """The runs and tables figs. 8 and 10 share: Reno under the four fairness methods of 004
-section III-B (and the second readings of the set-up)."""
+section III-B, each over several seeds, and the second readings of the set-up (one seed each,
+for the notes)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..base import Experiment, Figure, Outcome, Run
-from .measure import flow_table, per_flow_bars, run_summary
-from .paper import METHODS, READINGS, cc_spec, duration_of, wlan_scenario
+from .measure import flow_table, per_flow_bars, run_summary, seed_means
+from .paper import METHODS, READINGS, cc_spec, duration_of, seeds_of, wlan_scenario
+
+#: The figures of a configuration whose 95% interval over seeds the tables show.
+WITH_CI = ("total_mbps", "jain_all", "jain_up", "jain_down", "up_over_down", "starved_up")
 
 
 class MethodsExperiment(Experiment):
@@ -20,7 +25,8 @@ class MethodsExperiment(Experiment):
     def runs(self, quick: bool) -> list[Run]:
         d = duration_of(quick)
         out = [
-            Run({"method": k, "reading": "paper"}, m.scenario(self.up, self.down, d))
+            Run({"method": k, "reading": "paper", "seed": s}, m.scenario(self.up, self.down, d, seed=s))
+            for s in seeds_of(quick)
             for k, m in METHODS.items()
         ]
         if quick:
@@ -38,25 +44,34 @@ class MethodsExperiment(Experiment):
         return out
 
     def _tables(self, results, out: Outcome) -> pd.DataFrame:
+        """The table of every configuration: each figure's mean over its runs (seeds), with the
+        95% interval of those in WITH_CI, and the number of runs."""
         rows = [
             {
                 "method": METHODS[p["method"]].label,
                 "key": p["method"],
                 "reading": p["reading"],
+                "seed": p.get("seed", 1),
                 **run_summary(r),
             }
             for p, r in results
         ]
-        table = pd.DataFrame(rows)
+        runs = pd.DataFrame(rows)
+        table = seed_means(runs.drop(columns="seed"), ["method", "key", "reading"], WITH_CI)
         cols = [
             "method",
             "reading",
+            "runs",
             "total_mbps",
+            "total_mbps_ci95",
             "jain_all",
             "jain_up",
+            "jain_up_ci95",
             "jain_down",
             "up_mean_mbps",
             "down_mean_mbps",
+            "up_over_down",
+            "up_over_down_ci95",
             "starved_up",
             "timeouts",
             "ap_acks_queued",
@@ -65,12 +80,12 @@ class MethodsExperiment(Experiment):
             "ap_down_data_drop_share",
         ]
         out.tables["methods"] = table[cols]
-        paper = {p["method"]: r for p, r in results if p["reading"] == "paper"}
+        paper = {p["method"]: r for p, r in results if p["reading"] == "paper" and p.get("seed", 1) == 1}
         out.figures.append(
             Figure(
                 "per-flow",
                 per_flow_bars([(METHODS[k].label, paper[k]) for k in METHODS if k in paper]),
-                f"Throughput of each flow ({self.up} up"
+                f"Throughput of each flow in one run (seed 1) ({self.up} up"
                 + (f", {self.down} down; uplinks blue, downlinks orange)" if self.down else ")"),
             )
         )
@@ -83,37 +98,18 @@ class MethodsExperiment(Experiment):
                     "The same with delayed ACKs (second reading of the receiver)",
                 )
             )
-        per_flow = {
-            p["method"]: flow_table(r).set_index("flow")["mbps"]
-            for p, r in results
-            if p["reading"] == "paper"
-        }
-        out.tables["throughput of each flow (Mb/s)"] = pd.DataFrame(per_flow).reset_index()
+        per_flow = {k: flow_table(r).set_index("flow")["mbps"] for k, r in paper.items()}
+        out.tables["throughput of each flow in one run (seed 1, Mb/s)"] = pd.DataFrame(per_flow).reset_index()
         return table
 
     @staticmethod
     def _window_cuts(results, method: str) -> dict[str, float]:
-        """Per flow of one method (the paper's reading), means by direction: ACK-loss reductions
-        (the wrapper's own counter), data-loss responses and timeouts."""
-        for p, r in results:
-            if p["method"] != method or p["reading"] != "paper":
-                continue
-            ft = flow_table(r)
-            up = ft.index[ft["direction"] == "up"]
-            down = ft.index[ft["direction"] == "down"]
-            cuts = r.cc_vars[r.cc_vars["name"] == "ack_loss_reductions"].groupby("flow")["value"].max()
-            losses = r.losses.groupby("flow").size()
-
-            def mean(series, idx):
-                return float(series.reindex(idx, fill_value=0).mean()) if len(idx) else float("nan")
-
-            return {
-                "up_ack_cuts": mean(cuts, up),
-                "up_loss_responses": mean(losses, up),
-                "down_loss_responses": mean(losses, down),
-                "down_timeouts": float(ft.loc[down, "timeouts"].mean()) if len(down) else float("nan"),
-            }
-        return {}
+        """Per flow of one method (the paper's reading), means by direction over its runs:
+        ACK-loss reductions (the wrapper's own counter), data-loss responses and timeouts."""
+        per_run = [_cuts_of(r) for p, r in results if p["method"] == method and p["reading"] == "paper"]
+        if not per_run:
+            return {}
+        return {k: float(np.mean([c[k] for c in per_run])) for k in per_run[0]}
 
     @staticmethod
     def _row(table: pd.DataFrame, key: str, reading: str = "paper") -> pd.Series | None:
@@ -126,7 +122,30 @@ class MethodsExperiment(Experiment):
             return
         parts = [
             f"{r.reading}: Jain {r.jain_all:.2f}, total {r.total_mbps:.1f} Mb/s"
-            + (f", downlink mean {r.down_mean_mbps:.3f} Mb/s" if self.down else f", {r.starved_up} starved")
+            + (
+                f", downlink mean {r.down_mean_mbps:.3f} Mb/s"
+                if self.down
+                else f", {r.starved_up:.0f} starved"
+            )
             for r in rows.itertuples()
         ]
         out.notes.append("Unmodified Reno under each reading of the set-up: " + "; ".join(parts) + ".")
+
+
+def _cuts_of(r) -> dict[str, float]:
+    """One run's means by direction: ACK-loss reductions, data-loss responses, timeouts."""
+    ft = flow_table(r)
+    up = ft.index[ft["direction"] == "up"]
+    down = ft.index[ft["direction"] == "down"]
+    cuts = r.cc_vars[r.cc_vars["name"] == "ack_loss_reductions"].groupby("flow")["value"].max()
+    losses = r.losses.groupby("flow").size()
+
+    def mean(series, idx):
+        return float(series.reindex(idx, fill_value=0).mean()) if len(idx) else float("nan")
+
+    return {
+        "up_ack_cuts": mean(cuts, up),
+        "up_loss_responses": mean(losses, up),
+        "down_loss_responses": mean(losses, down),
+        "down_timeouts": float(ft.loc[down, "timeouts"].mean()) if len(down) else float("nan"),
+    }
