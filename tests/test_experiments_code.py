@@ -183,3 +183,37 @@ def test_table2_points_of_one_seed_are_their_own_interval():
     t = per_point(runs).set_index("variant")
     assert t.loc["vegas", "low"] == t.loc["vegas", "high"] == 0.94 and t.loc["vegas", "seeds"] == 1
     assert t.loc["code", "low"] < 0.97 < t.loc["code", "high"] and t.loc["code", "seeds"] == 2
+
+
+def test_fig10_13_runs_reno_in_the_delay_based_flows_place(tmp_path):
+    """The RTTs alone: Reno against Reno at each point, and section 4.2's fig. 13 statement
+    checked against it only where CODE has the smaller RTT (else not evaluated)."""
+    out = _run(
+        ["code/fig10-13"],
+        tmp_path,
+        keep=lambda p: p.params["rtt_ms"] == 20 and p.params["variant"] in ("code", "reno"),
+    )
+    o = out["code/fig10-13"]
+    base = o.tables["Reno in the delay-based flow's place: its ratio to the other Reno by case and RTT"]
+    assert sorted(base["case"]) == ["Reno swept", "delay-based swept"] and (base["runs"] == 2).all()
+    by_case = base.set_index("case")["ratio"]
+    # 20 ms against 50 ms: the shorter-RTT Reno gets more, whichever of the two it is.
+    assert by_case["delay-based swept"] > 1 > by_case["Reno swept"]
+    fair = {c.text.split("(")[1].split(")")[0]: c for c in o.claims if "fair share" in c.text}
+    assert fair["delay-based swept"].passed is not None, fair["delay-based swept"].detail
+    assert fair["Reno swept"].passed is None and "no such point" in fair["Reno swept"].detail
+    assert not any("close throughputs" in c.text for c in o.claims), "fig. 9's statement, not 4.2's"
+
+
+def test_fair_share_claim_compares_with_reno_in_codes_place():
+    from tcplab.experiments.code_tcp.fig10_13 import fair_share_claim
+
+    table = pd.DataFrame(
+        {"variant": "code", "case": "Reno swept", "rtt_ms": [20, 100, 200], "ratio": [0.4, 3.0, 9.0]}
+    )
+    baseline = pd.DataFrame({"case": "Reno swept", "rtt_ms": [20, 100, 200], "ratio": [0.1, 4.0, 5.0]})
+    c = fair_share_claim(table, baseline, "Reno swept")
+    # 20 ms is Reno's smaller RTT (not judged); 100: 3.0 <= 1.5 * 4.0; 200: 9.0 > 1.5 * 5.0.
+    assert c.passed is False and "20:" not in c.detail and "200: 9.00 vs Reno's 5.00" in c.detail
+    baseline.loc[2, "ratio"] = 6.0
+    assert fair_share_claim(table, baseline, "Reno swept").passed is True

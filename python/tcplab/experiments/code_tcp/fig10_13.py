@@ -6,12 +6,15 @@ from __future__ import annotations
 from typing import Any
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
+from ...analysis.stats import concat_flows, mean_ci, per_run_ratio
 from .. import register
 from ..ablation import ns2_diff_ablation, phase_ablation
-from ..base import Figure, Outcome, Results, Run
-from .paper import COMMON_SETUP, VARIANTS, code_scenario, timing
+from ..base import Claim, Figure, Outcome, Results, Run
+from ..common import claim, every
+from .paper import COMMON_SETUP, PARITY, VARIANTS, code_scenario, timing
 from .sweep import QUICK_ABLATIONS, PairSweep, pair_claims, pair_table, plot_ratios, throughput_panels
 
 #: Fig. 10-13's bottleneck: 5 ms one way so that a 20 ms minimum RTT is possible.
@@ -22,6 +25,8 @@ CASES = {
     "delay-based swept": "Reno's minimum RTT fixed at 50 ms, the delay-based flow's swept",
     "Reno swept": "the delay-based flow's minimum RTT fixed at 50 ms, Reno's swept",
 }
+#: The runs with a Reno flow in the delay-based flow's place: what the RTTs alone give.
+BASELINE = "reno"
 
 
 def rtt_access(rtt_ms: float) -> dict[str, Any]:
@@ -52,7 +57,8 @@ class Fig10(PairSweep):
         "(transmission adds about 1 ms). One flow's minimum RTT is fixed at 50 ms, the other's swept "
         "over 20, 40, ..., 200 ms (assumed); two cases: the delay-based flow's RTT swept (it has the "
         "larger RTT above 50 ms) and Reno's swept (the delay-based flow has the smaller RTT above "
-        "50 ms). Quick: 20 and 140 ms."
+        "50 ms). Every point also runs Reno in the delay-based flow's place, the share the RTTs alone "
+        "give. Quick: 20 and 140 ms."
     )
     x = "rtt_ms"
     xlabel = "swept flow's minimum RTT (ms)"
@@ -67,7 +73,7 @@ class Fig10(PairSweep):
                 self.scenario(v, (case, p), r + 1, duration),
             )
             for case in CASES
-            for v in VARIANTS
+            for v in (*VARIANTS, BASELINE)
             for p in self.points(quick)
             for r in range(reps)
         ]
@@ -85,8 +91,13 @@ class Fig10(PairSweep):
 
     def analyze(self, results: Results, quick: bool) -> Outcome:
         out = Outcome(self)
-        table = pair_table(results, ["case", self.x])
+        pairs = [(p, r) for p, r in results if p["variant"] != BASELINE]
+        table = pair_table(pairs, ["case", self.x])
+        baseline = baseline_table([(p, r) for p, r in results if p["variant"] == BASELINE], self.x)
         out.tables["throughput per flow (Mb/s) and ratio delay-based/Reno by case and RTT"] = table
+        out.tables["Reno in the delay-based flow's place: its ratio to the other Reno by case and RTT"] = (
+            baseline
+        )
         for i, (case, text) in enumerate(CASES.items()):
             if not len(table[table["case"] == case]):
                 continue
@@ -100,15 +111,25 @@ class Fig10(PairSweep):
         out.figures.append(
             Figure(
                 "ratio",
-                _rtt_ratio_figure(table),
-                "Per-run throughput ratio delay-based/Reno against the swept RTT: mean and 95% CI",
+                _rtt_ratio_figure(table, baseline),
+                "Per-run throughput ratio delay-based/Reno against the swept RTT: mean and 95% CI; "
+                "black: Reno in the delay-based flow's place",
             )
         )
         for case in CASES:
             if not len(table[table["case"] == case]):
                 continue
-            for c in pair_claims(table, self.x, f"RTT ({case})", case=case):
-                out.claims.append(c)
+            out.claims += pair_claims(table, self.x, f"RTT ({case})", parity=False, case=case)
+            out.claims.append(fair_share_claim(table, baseline, case))
+        out.notes.append(
+            "Section 4.2 does not say that CODE and Reno get close throughputs when their RTTs differ "
+            "(that is section 4.1's statement on fig. 9). On fig. 13 it says that where CODE has the smaller "
+            "RTT 'CODE is preferable. However, ... CODE does not steal too much bandwidth from Reno and only "
+            "takes its fair share', and where Reno's is smaller that CODE keeps 'a relative fair share with "
+            "Reno as compared to the others'. The first is checked against Reno in CODE's place (the share "
+            "the RTTs alone give, drawn black in the ratio figure), the second is 'closer to 1 than any "
+            "other variant'."
+        )
         out.notes.append(
             "EXPERIMENTS.md calls panel (a) the one where the delay-based flow has the larger RTT, but "
             "the paper's text (section 4.2) says fig. 13(a) favours CODE and that in fig. 13(b) 'the RTT "
@@ -118,10 +139,61 @@ class Fig10(PairSweep):
         return out
 
 
-def _rtt_ratio_figure(table: pd.DataFrame):
+def baseline_table(results: Results, x: str) -> pd.DataFrame:
+    """Per case and point: the mean and 95% CI over runs of the ratio of the Reno flow in the
+    delay-based flow's place (flow 1) to the other (flow 0)."""
+    flows = concat_flows(results) if results else pd.DataFrame()
+    rows = []
+    for (case, point), g in flows.groupby(["case", x], sort=True) if len(flows) else ():
+        ci = mean_ci(per_run_ratio(g, "reno1", "reno0", kind_col="name").to_numpy())
+        rows.append(
+            {
+                "case": case,
+                x: point,
+                "ratio": ci.mean,
+                "ratio_low": ci.low,
+                "ratio_high": ci.high,
+                "runs": ci.n,
+            }
+        )
+    return pd.DataFrame(rows, columns=["case", x, "ratio", "ratio_low", "ratio_high", "runs"])
+
+
+def fair_share_claim(table: pd.DataFrame, baseline: pd.DataFrame, case: str) -> Claim:
+    """000 section 4.2 on fig. 13(a): where CODE has the smaller RTT 'CODE is preferable.
+    However, ... CODE does not steal too much bandwidth from Reno and only takes its fair
+    share'. Read as: at those points CODE's ratio to Reno is at most PARITY times what a Reno
+    flow in its place gets (the share the RTTs alone give)."""
+    code = table[(table["variant"] == "code") & (table["case"] == case)].set_index("rtt_ms")["ratio"]
+    reno = baseline[baseline["case"] == case].set_index("rtt_ms")["ratio"]
+    points = [p for p in code.index.intersection(reno.index) if _code_rtt(case, p) < _reno_rtt(case, p)]
+    within = [code[p] <= PARITY * reno[p] for p in points]
+    return claim(
+        f"Where CODE has the smaller RTT it takes no more than its fair share ({case}): its ratio to Reno "
+        f"is at most {PARITY:g} times that of a Reno flow in its place",
+        every(within),
+        ", ".join(f"{p:g}: {code[p]:.2f} vs Reno's {reno[p]:.2f}" for p in points) or "no such point",
+    )
+
+
+def _code_rtt(case: str, point: float) -> float:
+    return point if case == "delay-based swept" else RTT_FIXED_MS
+
+
+def _reno_rtt(case: str, point: float) -> float:
+    return RTT_FIXED_MS if case == "delay-based swept" else point
+
+
+def _rtt_ratio_figure(table: pd.DataFrame, baseline: pd.DataFrame):
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for ax, case in zip(axes, CASES, strict=True):
         plot_ratios(ax, table, "rtt_ms", case=case)
+        b = baseline[baseline["case"] == case].sort_values("rtt_ms")
+        if len(b):
+            err = np.vstack([b["ratio"] - b["ratio_low"], b["ratio_high"] - b["ratio"]])
+            ax.errorbar(
+                b["rtt_ms"], b["ratio"], yerr=np.nan_to_num(err), fmt="k--", label="Reno in its place"
+            )
         ax.axvline(RTT_FIXED_MS, color="grey", lw=0.8, ls=":")
         ax.set_title(CASES[case], fontsize=9)
         ax.set_xlabel("swept flow's minimum RTT (ms)")
