@@ -142,9 +142,11 @@ class Fig10(PairSweep):
 def baseline_table(results: Results, x: str) -> pd.DataFrame:
     """Per case and point: the mean and 95% CI over runs of the ratio of the Reno flow in the
     delay-based flow's place (flow 1) to the other (flow 0)."""
-    flows = concat_flows(results) if results else pd.DataFrame()
+    columns = ["case", x, "ratio", "ratio_low", "ratio_high", "runs"]
+    if not results:
+        return pd.DataFrame(columns=columns)
     rows = []
-    for (case, point), g in flows.groupby(["case", x], sort=True) if len(flows) else ():
+    for (case, point), g in concat_flows(results).groupby(["case", x], sort=True):
         ci = mean_ci(per_run_ratio(g, "reno1", "reno0", kind_col="name").to_numpy())
         rows.append(
             {
@@ -156,7 +158,7 @@ def baseline_table(results: Results, x: str) -> pd.DataFrame:
                 "runs": ci.n,
             }
         )
-    return pd.DataFrame(rows, columns=["case", x, "ratio", "ratio_low", "ratio_high", "runs"])
+    return pd.DataFrame(rows, columns=columns)
 
 
 def fair_share_claim(table: pd.DataFrame, baseline: pd.DataFrame, case: str) -> Claim:
@@ -177,10 +179,12 @@ def fair_share_claim(table: pd.DataFrame, baseline: pd.DataFrame, case: str) -> 
 
 
 def _code_rtt(case: str, point: float) -> float:
+    """CODE's minimum RTT (ms) at a point of ``case``."""
     return point if case == "delay-based swept" else RTT_FIXED_MS
 
 
 def _reno_rtt(case: str, point: float) -> float:
+    """Reno's minimum RTT (ms) at a point of ``case``."""
     return RTT_FIXED_MS if case == "delay-based swept" else point
 
 
