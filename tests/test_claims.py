@@ -253,14 +253,15 @@ def test_a_range_claim_decides_by_whole_intervals():
 
 
 def test_phase_ablation_randomises_only_the_senders_and_breaks_the_phase_lock():
-    """One packet time at the bottleneck (0.8 ms for 1000 bytes at 10 Mb/s) on each sender's
+    """One packet time at the bottleneck (0.832 ms for 1000 + 40 bytes at 10 Mb/s) on each sender's
     link, on dumbbells (per pair) and stars (the shared access, all senders'); two Reno flows
     of 40 and 50 ms, locked in phase without it, share the link about as their RTTs say."""
     import copy
 
     from tcplab import run
     from tcplab.experiments.ablation import phase_ablation
-    from tcplab.experiments.code_tcp.fig10_13 import Fig10
+    from tcplab.experiments.code_tcp.fig10_13 import RTT_BOTTLENECK_DELAY, rtt_access
+    from tcplab.experiments.code_tcp.paper import code_scenario
     from tcplab.experiments.hasegawa import paper as hasegawa
     from tcplab.scenario import Scenario
 
@@ -268,11 +269,17 @@ def test_phase_ablation_randomises_only_the_senders_and_breaks_the_phase_lock():
     assert cause(ab.cause).title and not ab.claims
     ratios = {False: [], True: []}
     for seed in (1, 2):
-        base = Fig10().scenario("reno", ("delay-based swept", 40), seed, 100.0)
+        base = code_scenario(
+            ["reno", "reno"],
+            bottleneck_delay=RTT_BOTTLENECK_DELAY,
+            pair_access=[rtt_access(50), rtt_access(40)],
+            seed=seed,
+            duration=100.0,
+        )
         doc = copy.deepcopy(base.doc)
         ab.edit(doc)
         pairs = doc["topology"]["pair_access"]
-        assert [p["jitter"] for p in pairs] == [{"kind": "uniform", "max": pytest.approx(8e-4)}] * 2
+        assert [p["jitter"] for p in pairs] == [{"kind": "uniform", "max": pytest.approx(8.32e-4)}] * 2
         assert "jitter" not in doc["topology"]["access"], "the receivers' links keep still"
         for randomised, sc in ((False, base), (True, Scenario(doc))):
             g = run(sc).flows["goodput_bps"].to_numpy()
@@ -283,7 +290,21 @@ def test_phase_ablation_randomises_only_the_senders_and_breaks_the_phase_lock():
 
     star = copy.deepcopy(hasegawa.hasegawa_scenario(1, 1, 50, duration=1.0, measure=(0.0, 1.0)).doc)
     ab.edit(star)
-    assert star["topology"]["access"]["jitter"]["max"] == pytest.approx(8000 / hasegawa.BOTTLENECK_BPS)
+    assert star["topology"]["access"]["jitter"]["max"] == pytest.approx(8320 / hasegawa.BOTTLENECK_BPS)
     Scenario(star).validate()
     with pytest.raises(ValueError, match="dumbbell, chain or star"):
         ab.edit({"topology": {"kind": "wlan"}})
+
+
+def test_an_ablation_under_which_a_holding_claim_fails_is_listed_with_it():
+    ab = Ablation("x", "phase-effects", "the option", lambda d: None)
+    base = _outcome(Claim("holds, breaks", True), Claim("holds, stays", True))
+    under = _outcome(Claim("holds, breaks", False, "0.4 at 20"), Claim("holds, stays", True))
+    explain(base, [(ab, 2, under)])
+    assert base.claims[0].tried == ["the option: fails (0.4 at 20)"] and base.claims[0].verdict == "holds"
+    assert base.claims[1].tried == []
+    quick = Ablation("q", "phase-effects", "the quick option", lambda d: None, quick=True)
+    base = _outcome(Claim("holds", True))
+    control = _outcome(Claim("holds", False))
+    explain(base, [(quick, 2, _outcome(Claim("holds", False)))], control)
+    assert base.claims[0].tried == [], "the quick size's defaults fail it too: nothing to say"

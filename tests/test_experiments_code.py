@@ -194,7 +194,7 @@ def test_fig10_13_runs_reno_in_the_delay_based_flows_place(tmp_path):
         keep=lambda p: p.params["rtt_ms"] == 20 and p.params["variant"] in ("code", "reno"),
     )
     o = out["code/fig10-13"]
-    base = o.tables["Reno in the delay-based flow's place: its ratio to the other Reno by case and RTT"]
+    base = next(t for name, t in o.tables.items() if name.startswith("Reno in the delay-based flow's place"))
     assert sorted(base["case"]) == ["Reno swept", "delay-based swept"] and (base["runs"] == 2).all()
     by_case = base.set_index("case")["ratio"]
     # 20 ms against 50 ms: the shorter-RTT Reno gets more, whichever of the two it is.
@@ -203,6 +203,11 @@ def test_fig10_13_runs_reno_in_the_delay_based_flows_place(tmp_path):
     assert fair["delay-based swept"].passed is not None, fair["delay-based swept"].detail
     assert fair["Reno swept"].passed is None and "no such point" in fair["Reno swept"].detail
     assert not any("close throughputs" in c.text for c in o.claims), "fig. 9's statement, not 4.2's"
+    # The baseline's senders are randomised (no phase lock); the pairs' are not.
+    exp = resolve(["code/fig10-13"])[0]
+    reno = exp.scenario("reno", ("Reno swept", 60), 1, 100.0).doc["topology"]["pair_access"]
+    code = exp.scenario("code", ("Reno swept", 60), 1, 100.0).doc["topology"]["pair_access"]
+    assert all("jitter" in p for p in reno) and not any("jitter" in p for p in code)
 
 
 def test_fair_share_claim_compares_with_reno_in_codes_place():
@@ -213,6 +218,8 @@ def test_fair_share_claim_compares_with_reno_in_codes_place():
     )
     baseline = pd.DataFrame({"case": "Reno swept", "rtt_ms": [20, 100, 200], "ratio": [0.1, 4.0, 5.0]})
     c = fair_share_claim(table, baseline, "Reno swept")
+    nan = baseline.assign(ratio=[0.1, float("nan"), 5.0])
+    assert fair_share_claim(table, nan, "Reno swept").passed is None, "a point without data decides nothing"
     # 20 ms is Reno's smaller RTT (not judged); 100: 3.0 <= 1.5 * 4.0; 200: 9.0 > 1.5 * 5.0.
     assert c.passed is False and "20:" not in c.detail and "200: 9.00 vs Reno's 5.00" in c.detail
     baseline.loc[2, "ratio"] = 6.0

@@ -127,3 +127,27 @@ def test_fairness_methods_run_several_seeds_and_decide_on_their_mean():
     assert math.isnan(t.loc["b", "jain_ci95"]) and t.loc["b", "runs"] == 1
     assert "label" not in t.columns, "only numeric figures are averaged"
     assert with_ci(t.loc["a"], "jain", 2) == "0.60 +- 0.25" and with_ci(t.loc["b"], "jain") == "0.900"
+
+
+def test_methods_tables_aggregate_the_seeds(monkeypatch):
+    """Two seeds in quick mode: each configuration's row is the mean of its two runs (with a
+    half width), up/down is the ratio of the mean rates, and the claims read those rows."""
+    from tcplab import run
+    from tcplab.experiments import lookup
+    from tcplab.experiments.wlan import paper
+
+    monkeypatch.setattr(paper, "QUICK_REPS", 2)
+    exp = lookup("wlan/fig10")
+    results = [(r.params, run(r.scenario)) for r in exp.runs(True)]
+    assert sorted({p["seed"] for p, _ in results}) == [1, 2]
+    out = exp.analyze(results, True)
+    table = out.tables["methods"].set_index("method")
+    assert (table["runs"] == 2).all()
+    d = table.loc[METHODS["d"].label]
+    per_run = [run_summary(r) for p, r in results if p["method"] == "d"]
+    assert d["jain_up"] == pytest.approx(sum(s["jain_up"] for s in per_run) / 2)
+    assert d["up_over_down"] == pytest.approx(d["up_mean_mbps"] / d["down_mean_mbps"])
+    assert math.isfinite(d["jain_up_ci95"])
+    claim_d = next(c for c in out.claims if c.text.startswith("(d) ACK-loss reaction improves"))
+    assert claim_d.passed == bool(d["up_over_down"] < paper.UNFAIR_RATIO)
+    assert "means of 2 runs" in claim_d.detail

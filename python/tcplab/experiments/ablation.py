@@ -9,14 +9,14 @@ cause, and records the ablations that did not flip it.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..result import Result
 from ..scenario import Scenario
-from ..testbed.plan import rate_bps
-from .base import Experiment, Outcome, Run
+from .base import Claim, Experiment, Outcome, Run
 from .causes import cause as lookup_cause
 
 #: Separates an experiment's name from its ablation's key.
@@ -98,7 +98,8 @@ def explain(
     quick_control: Outcome | None = None,
 ) -> None:
     """Marks the failing claims of ``outcome`` that hold under an ablation (by identical claim
-    text) as explained by its cause; ``ablations`` holds (ablation, run count, its outcome).
+    text) as explained by its cause, and lists with a holding claim the ablations under which
+    it fails; ``ablations`` holds (ablation, run count, its outcome).
     A quick ablation counts only where ``quick_control`` (the defaults at the quick size)
     fails too: a claim that holds at the quick size's fewer points with the defaults says
     nothing about the option."""
@@ -107,9 +108,14 @@ def explain(
         record = AblationResult(ablation, runs)
         under = {c.text: c for c in ab_outcome.claims}
         for c in outcome.claims:
-            if c.passed is not False or not ablation.addresses(c.text):
+            if not ablation.addresses(c.text):
                 continue
             other = under.get(c.text)
+            if c.passed is True:
+                _note_broken(c, ablation, other, control)
+                continue
+            if c.passed is not False:
+                continue
             if ablation.quick and control is not None and _not_failing(control.get(c.text)):
                 record.unchanged.append(c.text)
                 c.tried.append(
@@ -140,6 +146,17 @@ def explain(
                     f"{ablation.change}: {state}" + (f" ({other.detail})" if other and other.detail else "")
                 )
         outcome.ablations.append(record)
+
+
+def _note_broken(c: Claim, ablation: Ablation, other: Claim | None, control: dict[str, Claim] | None) -> None:
+    """A claim that holds with the defaults but fails under an ablation says the option
+    matters to it too: the report lists it with the claim (a quick ablation only where the
+    defaults at the quick size hold as well)."""
+    if other is None or other.passed is not False:
+        return
+    if ablation.quick and control is not None and control.get(c.text, other).passed is not True:
+        return
+    c.tried.append(f"{ablation.change}: fails" + (f" ({other.detail})" if other.detail else ""))
 
 
 def doc_flows_with_cc(doc: dict[str, Any], cc: str) -> list[dict[str, Any]]:
@@ -321,35 +338,42 @@ def phase_ablation(quick: bool = False, claims: tuple[str, ...] = ()) -> Ablatio
         "random-send-delay",
         "phase-effects",
         "[topology] each sender's access link: jitter uniform up to one packet time at the bottleneck",
-        _randomised_senders,
+        randomise_senders,
         claims=claims,
         quick=quick,
     )
 
 
-def _randomised_senders(doc: dict[str, Any]) -> None:
-    """Gives every sender's access link a jitter of one packet time at the bottleneck (the
-    ``bottleneck`` or chain ``hop`` link, packets of ``[tcp] mss`` bytes): per pair on a
-    dumbbell or chain, whose common access links also lead to the receivers; on the shared
-    access of a star, whose access links are all senders'."""
+#: The ``ns2`` profile's segment and header bytes (docs/scenario.md), for a scenario that
+#: leaves them to the profile (its canonical form then omits them).
+NS2_MSS, NS2_HEADER_BYTES = 1000, 40
+
+
+def randomise_senders(doc: dict[str, Any]) -> None:
+    """Gives every sender's access link a jitter uniform up to one packet's transmission time at
+    the bottleneck (the ``bottleneck`` or chain ``hop`` link; a packet is the scenario's
+    ``[tcp]`` segment plus header bytes, the ``ns2`` profile's unless set; flows' own ``tcp``
+    keys are not looked at). Per pair on a dumbbell or chain, whose common access links also
+    lead to the receivers; on the shared access of a star, whose access links are all
+    senders'. Applying it twice changes nothing more."""
     topology = doc["topology"]
     kind = topology.get("kind")
     if kind not in ("dumbbell", "chain", "star"):
         raise ValueError(f"a random send delay needs a dumbbell, chain or star, not {kind!r}")
-    link = topology.get("bottleneck") or topology["hop"]
-    packet_bits = 8 * doc.get("tcp", {}).get("mss", DEFAULT_MSS)
-    jitter = {"kind": "uniform", "max": packet_bits / rate_bps(link["rate"], f"topology.{kind}.rate")}
+    canonical = tomllib.loads(Scenario(doc).validate())
+    link = canonical["topology"].get("bottleneck") or canonical["topology"]["hop"]
+    tcp = canonical.get("tcp", {})
+    if tcp.get("stack", "ns2") != "ns2":
+        raise ValueError("a random send delay models NS-2's overhead_: the scenario must run the ns2 stack")
+    packet = tcp.get("mss", NS2_MSS) + tcp.get("header_bytes", NS2_HEADER_BYTES)
+    jitter = {"kind": "uniform", "max": 8 * packet / link["rate"]}
     if kind == "star":
-        topology.setdefault("access", {})["jitter"] = jitter
+        topology["access"] = {**canonical["topology"]["access"], "jitter": jitter}
         return
     pairs = topology.setdefault("pair_access", [])
     pairs.extend({} for _ in range(topology["pairs"] - len(pairs)))
     for pair in pairs:
         pair["jitter"] = dict(jitter)
-
-
-#: The segment size the papers' experiments use (NS-2's packetSize_, the ``ns2`` profile's mss).
-DEFAULT_MSS = 1000
 
 
 #: The key of an experiment's defaults at its quick size (see :class:`QuickControl`).

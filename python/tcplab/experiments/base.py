@@ -42,7 +42,8 @@ class Claim:
     is "explained" when ``cause`` names an entry of :data:`tcplab.experiments.causes.CAUSES`
     and ``explanation`` shows the evidence: an
     ablation under which the claim holds, or the arithmetic that makes the paper's own
-    statement unsatisfiable. ``tried`` lists ablations that did not flip it.
+    statement unsatisfiable. ``tried`` lists ablations that did not flip it, and for a claim
+    that holds, those under which it fails.
     """
 
     text: str

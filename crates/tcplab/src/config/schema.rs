@@ -133,8 +133,9 @@ pub struct AccessOverride {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver_delay: Option<Seconds>,
     /// Jitter of this pair's sender access link toward the routers (default: the common
-    /// one): a random delay at the sender only, as NS-2's `overhead_` draws before a send,
-    /// which changes the bottleneck's arrival pattern without touching other pairs.
+    /// one): each packet arrives at the router up to that much later, in order (net/jitter.rs),
+    /// a random delay at the sender only, as NS-2's `overhead_` adds one before a send; it
+    /// changes the bottleneck's arrival pattern without touching other pairs or the receivers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jitter: Option<JitterSpec>,
 }

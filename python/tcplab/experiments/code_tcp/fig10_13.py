@@ -9,11 +9,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...analysis.stats import concat_flows, mean_ci, per_run_ratio
+from ...analysis.stats import concat_flows, ratio_ci
+from ...scenario import Scenario
 from .. import register
-from ..ablation import ns2_diff_ablation, phase_ablation
+from ..ablation import ns2_diff_ablation, phase_ablation, randomise_senders
 from ..base import Claim, Figure, Outcome, Results, Run
-from ..common import claim, every
+from ..common import claim, every, known
 from .paper import COMMON_SETUP, PARITY, VARIANTS, code_scenario, timing
 from .sweep import QUICK_ABLATIONS, PairSweep, pair_claims, pair_table, plot_ratios, throughput_panels
 
@@ -25,8 +26,15 @@ CASES = {
     "delay-based swept": "Reno's minimum RTT fixed at 50 ms, the delay-based flow's swept",
     "Reno swept": "the delay-based flow's minimum RTT fixed at 50 ms, Reno's swept",
 }
-#: The runs with a Reno flow in the delay-based flow's place: what the RTTs alone give.
+#: The runs with a Reno flow in the delay-based flow's place, senders randomised: what the RTTs
+#: alone give, without the phase effects of a deterministic simulation (which lock two Reno
+#: flows of 40 and 50 ms into 3 : 1 and of 60 and 50 ms into 1 : 4).
 BASELINE = "reno"
+
+
+def rtts(case: str, swept: float) -> tuple[float, float]:
+    """(Reno's, the delay-based flow's) minimum RTT, ms, at point ``swept`` of ``case``."""
+    return (RTT_FIXED_MS, swept) if case == "delay-based swept" else (swept, RTT_FIXED_MS)
 
 
 def rtt_access(rtt_ms: float) -> dict[str, Any]:
@@ -57,8 +65,9 @@ class Fig10(PairSweep):
         "(transmission adds about 1 ms). One flow's minimum RTT is fixed at 50 ms, the other's swept "
         "over 20, 40, ..., 200 ms (assumed); two cases: the delay-based flow's RTT swept (it has the "
         "larger RTT above 50 ms) and Reno's swept (the delay-based flow has the smaller RTT above "
-        "50 ms). Every point also runs Reno in the delay-based flow's place, the share the RTTs alone "
-        "give. Quick: 20 and 140 ms."
+        "50 ms). Every point also runs Reno in the delay-based flow's place with every sender's packets "
+        "delayed at random by up to one bottleneck packet time (the share the RTTs alone give, without "
+        "phase effects; its start times are drawn apart from the pairs'). Quick: 20 and 140 ms."
     )
     x = "rtt_ms"
     xlabel = "swept flow's minimum RTT (ms)"
@@ -79,15 +88,19 @@ class Fig10(PairSweep):
         ]
 
     def scenario(self, variant, point, seed, duration):
-        case, swept = point
-        reno_rtt, other_rtt = (RTT_FIXED_MS, swept) if case == "delay-based swept" else (swept, RTT_FIXED_MS)
-        return code_scenario(
+        reno_rtt, other_rtt = rtts(*point)
+        sc = code_scenario(
             ["reno", variant],
             bottleneck_delay=RTT_BOTTLENECK_DELAY,
             pair_access=[rtt_access(reno_rtt), rtt_access(other_rtt)],
             seed=seed,
             duration=duration,
         )
+        if variant != BASELINE:
+            return sc
+        doc = sc.doc
+        randomise_senders(doc)
+        return Scenario(doc)
 
     def analyze(self, results: Results, quick: bool) -> Outcome:
         out = Outcome(self)
@@ -95,9 +108,10 @@ class Fig10(PairSweep):
         table = pair_table(pairs, ["case", self.x])
         baseline = baseline_table([(p, r) for p, r in results if p["variant"] == BASELINE], self.x)
         out.tables["throughput per flow (Mb/s) and ratio delay-based/Reno by case and RTT"] = table
-        out.tables["Reno in the delay-based flow's place: its ratio to the other Reno by case and RTT"] = (
-            baseline
-        )
+        out.tables[
+            "Reno in the delay-based flow's place, senders randomised: its ratio to the other Reno by case "
+            "and RTT"
+        ] = baseline
         for i, (case, text) in enumerate(CASES.items()):
             if not len(table[table["case"] == case]):
                 continue
@@ -113,22 +127,25 @@ class Fig10(PairSweep):
                 "ratio",
                 _rtt_ratio_figure(table, baseline),
                 "Per-run throughput ratio delay-based/Reno against the swept RTT: mean and 95% CI; "
-                "black: Reno in the delay-based flow's place",
+                "black: Reno in the delay-based flow's place, senders randomised",
             )
         )
         for case in CASES:
             if not len(table[table["case"] == case]):
                 continue
-            out.claims += pair_claims(table, self.x, f"RTT ({case})", parity=False, case=case)
+            out.claims += pair_claims(
+                table, self.x, f"RTT ({case})", close_throughputs_claim=False, case=case
+            )
             out.claims.append(fair_share_claim(table, baseline, case))
         out.notes.append(
             "Section 4.2 does not say that CODE and Reno get close throughputs when their RTTs differ "
             "(that is section 4.1's statement on fig. 9). On fig. 13 it says that where CODE has the smaller "
             "RTT 'CODE is preferable. However, ... CODE does not steal too much bandwidth from Reno and only "
             "takes its fair share', and where Reno's is smaller that CODE keeps 'a relative fair share with "
-            "Reno as compared to the others'. The first is checked against Reno in CODE's place (the share "
-            "the RTTs alone give, drawn black in the ratio figure), the second is 'closer to 1 than any "
-            "other variant'."
+            "Reno as compared to the others'. The first is checked wherever CODE has the smaller RTT, in "
+            "either sweep, against Reno in CODE's place with the senders randomised (the share the RTTs "
+            "alone give, drawn black in the ratio figure); the second only over the whole sweep, as 'CODE's "
+            "ratio is closer to 1 than any other variant's'."
         )
         out.notes.append(
             "EXPERIMENTS.md calls panel (a) the one where the delay-based flow has the larger RTT, but "
@@ -141,13 +158,14 @@ class Fig10(PairSweep):
 
 def baseline_table(results: Results, x: str) -> pd.DataFrame:
     """Per case and point: the mean and 95% CI over runs of the ratio of the Reno flow in the
-    delay-based flow's place (flow 1) to the other (flow 0)."""
+    delay-based flow's place (the second flow, ``reno1``) to the other (``reno0``)."""
     columns = ["case", x, "ratio", "ratio_low", "ratio_high", "runs"]
     if not results:
         return pd.DataFrame(columns=columns)
+    swept, fixed = f"{BASELINE}1", f"{BASELINE}0"
     rows = []
     for (case, point), g in concat_flows(results).groupby(["case", x], sort=True):
-        ci = mean_ci(per_run_ratio(g, "reno1", "reno0", kind_col="name").to_numpy())
+        ci = ratio_ci(g, swept, fixed, kind_col="name")
         rows.append(
             {
                 "case": case,
@@ -162,30 +180,21 @@ def baseline_table(results: Results, x: str) -> pd.DataFrame:
 
 
 def fair_share_claim(table: pd.DataFrame, baseline: pd.DataFrame, case: str) -> Claim:
-    """000 section 4.2 on fig. 13(a): where CODE has the smaller RTT 'CODE is preferable.
+    """000 section 4.2 on fig. 13(a), where CODE has the smaller RTT: 'CODE is preferable.
     However, ... CODE does not steal too much bandwidth from Reno and only takes its fair
-    share'. Read as: at those points CODE's ratio to Reno is at most PARITY times what a Reno
-    flow in its place gets (the share the RTTs alone give)."""
+    share'. Read as: wherever CODE has the smaller RTT (in either sweep), its ratio to Reno is
+    at most PARITY times what a Reno flow in its place gets with the senders randomised (the
+    share the RTTs alone give). A point without both figures is not evaluated."""
     code = table[(table["variant"] == "code") & (table["case"] == case)].set_index("rtt_ms")["ratio"]
     reno = baseline[baseline["case"] == case].set_index("rtt_ms")["ratio"]
-    points = [p for p in code.index.intersection(reno.index) if _code_rtt(case, p) < _reno_rtt(case, p)]
-    within = [code[p] <= PARITY * reno[p] for p in points]
+    points = [p for p in code.index.intersection(reno.index) if rtts(case, p)[1] < rtts(case, p)[0]]
+    within = [bool(code[p] <= PARITY * reno[p]) if known(code[p], reno[p]) else None for p in points]
     return claim(
         f"Where CODE has the smaller RTT it takes no more than its fair share ({case}): its ratio to Reno "
-        f"is at most {PARITY:g} times that of a Reno flow in its place",
+        f"is at most {PARITY:g} times that of a Reno flow in its place (senders randomised)",
         every(within),
         ", ".join(f"{p:g}: {code[p]:.2f} vs Reno's {reno[p]:.2f}" for p in points) or "no such point",
     )
-
-
-def _code_rtt(case: str, point: float) -> float:
-    """CODE's minimum RTT (ms) at a point of ``case``."""
-    return point if case == "delay-based swept" else RTT_FIXED_MS
-
-
-def _reno_rtt(case: str, point: float) -> float:
-    """Reno's minimum RTT (ms) at a point of ``case``."""
-    return RTT_FIXED_MS if case == "delay-based swept" else point
 
 
 def _rtt_ratio_figure(table: pd.DataFrame, baseline: pd.DataFrame):

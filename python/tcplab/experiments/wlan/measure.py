@@ -112,6 +112,11 @@ def with_ci(row: pd.Series, col: str, digits: int = 3) -> str:
     return f"{value} +- {half:.{digits}f}" if np.isfinite(half) else value
 
 
+def on_data(row: pd.Series, *cols: str) -> bool:
+    """Whether every figure ``cols`` of ``row`` is a number (a claim on a NaN is not evaluated)."""
+    return all(not (isinstance(row[c], float) and np.isnan(row[c])) for c in cols)
+
+
 def longest_stall(t: np.ndarray, mbps: np.ndarray, share: float = 0.1) -> float:
     """Longest run of 1-s bins in which a flow delivered less than ``share`` of its mean rate."""
     if mbps.size == 0 or mbps.mean() <= 0:
