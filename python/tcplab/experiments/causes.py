@@ -92,7 +92,7 @@ CAUSES: dict[str, Cause] = {
             "phase-effects",
             "DropTail phase effects of a deterministic simulation",
             '[topology] pair_access = [{ jitter = { kind = "uniform", max = <one packet at the '
-            'bottleneck> } }, ...] (a star: access = { ..., jitter = ... })',
+            "bottleneck> } }, ...] (a star: access = { ..., jitter = ... })",
             "A simulation without randomness in its packet timing locks flows into phases at a full "
             "DropTail queue: which flow's packet finds the queue full depends on sub-millisecond "
             "offsets, not on the congestion controls (Floyd & Jacobson 1992, who add a random delay of "
