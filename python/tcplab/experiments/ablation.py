@@ -154,8 +154,10 @@ def _note_broken(c: Claim, ablation: Ablation, other: Claim | None, control: dic
     defaults at the quick size hold as well)."""
     if other is None or other.passed is not False:
         return
-    if ablation.quick and control is not None and control.get(c.text, other).passed is not True:
-        return
+    if ablation.quick and control is not None:
+        defaults = control.get(c.text)
+        if defaults is None or defaults.passed is not True:
+            return
     c.tried.append(f"{ablation.change}: fails" + (f" ({other.detail})" if other.detail else ""))
 
 

@@ -7,7 +7,7 @@ from .. import register
 from ..ablation import ack_loss_pause_ablation, stack_ablations
 from ..base import Outcome
 from ..common import claim, comparison
-from .measure import on_data, with_ci
+from .measure import decided, with_ci
 from .methods import MethodsExperiment
 from .paper import FAIR_JAIN, FIG8_PUBLISHED, METHODS, PAPER_METHODS, SETUP
 
@@ -40,9 +40,7 @@ class Fig8(MethodsExperiment):
 
         def fair(r):
             """Fair on the mean over seeds, with no flow starved in any run (None: no data)."""
-            if not on_data(r, "jain_up", "starved_up"):
-                return None
-            return r["jain_up"] >= FAIR_JAIN and r["starved_up"] == 0
+            return decided(r, r["jain_up"] >= FAIR_JAIN and r["starved_up"] == 0, "jain_up", "starved_up")
 
         def unfair(r):
             f = fair(r)

@@ -8,7 +8,7 @@ import pandas as pd
 from .. import register
 from ..base import Experiment, Figure, Outcome, Run
 from ..common import claim
-from .measure import flow_table, on_data, per_flow_bars, run_summary, seed_means, with_ci
+from .measure import decided, flow_table, per_flow_bars, run_summary, seed_means, with_ci
 from .paper import FAIR_JAIN, METHODS, SETUP, duration_of, seeds_of
 
 
@@ -68,9 +68,9 @@ class Fig9(Experiment):
                 claim(
                     "PIFS [12] is unfair by distance: the near stations get more (near/far > 1.25, Jain "
                     "< 0.9)",
-                    bool(b["near_over_far"] > 1.25 and b["jain_up"] < FAIR_JAIN)
-                    if on_data(b, "near_over_far", "jain_up")
-                    else None,
+                    decided(
+                        b, b["near_over_far"] > 1.25 and b["jain_up"] < FAIR_JAIN, "near_over_far", "jain_up"
+                    ),
                     f"near/far {with_ci(b, 'near_over_far', 2)}, Jain {with_ci(b, 'jain_up')} (mean of "
                     f"{b['runs']} runs)",
                 )
@@ -81,9 +81,12 @@ class Fig9(Experiment):
                 claim(
                     "The ACK-loss reaction is fair regardless of location (Jain >= 0.9, near/far within "
                     "0.8-1.25)",
-                    bool(d["jain_up"] >= FAIR_JAIN and 0.8 <= d["near_over_far"] <= 1.25)
-                    if on_data(d, "near_over_far", "jain_up")
-                    else None,
+                    decided(
+                        d,
+                        d["jain_up"] >= FAIR_JAIN and 0.8 <= d["near_over_far"] <= 1.25,
+                        "near_over_far",
+                        "jain_up",
+                    ),
                     f"near/far {with_ci(d, 'near_over_far', 2)}, Jain {with_ci(d, 'jain_up')} (mean of "
                     f"{d['runs']} runs)",
                 )

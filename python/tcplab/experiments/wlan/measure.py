@@ -12,7 +12,7 @@ import pandas as pd
 
 from ...analysis.stats import mean_ci
 from ...result import Result, jain_index
-from ..common import panels
+from ..common import known, panels
 from .paper import MSS, STARVED_SHARE
 
 
@@ -69,7 +69,7 @@ def run_summary(res: Result) -> dict[str, Any]:
         "total_mbps": float(ft["mbps"].sum()),
         "up_mean_mbps": up_m,
         "down_mean_mbps": down_m,
-        "up_over_down": up_m / down_m if down_m > 0 else (float("inf") if len(down) else float("nan")),
+        "up_over_down": up_over_down(up_m, down_m),
         "jain_all": jain_index(ft["mbps"]),
         "jain_up": jain_index(up["mbps"]) if len(up) else float("nan"),
         "jain_down": jain_index(down["mbps"]) if len(down) else float("nan"),
@@ -112,9 +112,18 @@ def with_ci(row: pd.Series, col: str, digits: int = 3) -> str:
     return f"{value} +- {half:.{digits}f}" if np.isfinite(half) else value
 
 
-def on_data(row: pd.Series, *cols: str) -> bool:
-    """Whether every figure ``cols`` of ``row`` is a number (a claim on a NaN is not evaluated)."""
-    return all(not (isinstance(row[c], float) and np.isnan(row[c])) for c in cols)
+def decided(row: pd.Series, holds: Any, *cols: str) -> bool | None:
+    """``holds`` as a verdict when the figures ``cols`` of ``row`` it rests on are all known,
+    else None: a claim on a NaN figure is not evaluated."""
+    return bool(holds) if known(*(row[c] for c in cols)) else None
+
+
+def up_over_down(up_mbps: float, down_mbps: float) -> float:
+    """Uplink over downlink throughput: infinite when the downlinks got nothing, NaN when
+    there are none (their mean is NaN)."""
+    if down_mbps > 0:
+        return up_mbps / down_mbps
+    return float("inf") if down_mbps == 0 else float("nan")
 
 
 def longest_stall(t: np.ndarray, mbps: np.ndarray, share: float = 0.1) -> float:
