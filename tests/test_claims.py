@@ -10,7 +10,7 @@ import pytest
 from tcplab.experiments.ablation import Ablation, explain, set_cc_params, set_tcp
 from tcplab.experiments.base import Claim, Outcome
 from tcplab.experiments.causes import cause
-from tcplab.experiments.common import claim, every, known, range_claim
+from tcplab.experiments.common import claim, every, known, range_claim, seeds_claim
 
 
 @pytest.mark.parametrize(
@@ -250,6 +250,23 @@ def test_a_range_claim_decides_by_whole_intervals():
     assert verdict([], []) == "not evaluated" and verdict([float("nan")], [1.0]) == "not evaluated"
     claim = range_claim("t", [0.9], [0.94], (0.95, 1.0), "lowest 0.92")
     assert claim.detail == "lowest 0.92; 1 of 1 outside [0.95, 1]"
+
+
+def test_a_seeds_claim_holds_only_where_every_seed_shows_it():
+    """Something a paper saw in its one run holds when every seed shows it, fails when at most
+    half do, is undecided in between; seeds without data are left out, and none with data is
+    not evaluated."""
+
+    def verdict(*seeds):
+        return seeds_claim("t", list(seeds)).verdict
+
+    assert verdict(True, True, True) == "holds" and verdict(True) == "holds"
+    assert verdict(True, False, False, True) == "unexplained", "two of four is at most half"
+    assert verdict(False) == "unexplained"
+    assert verdict(True, True, False) == "undecided"
+    assert verdict(True, None, float("nan")) == "holds", "seeds without data are left out"
+    assert verdict() == "not evaluated" and verdict(None) == "not evaluated"
+    assert seeds_claim("t", [True, False, True], "x").detail == "in 2 of 3 seeds; x"
 
 
 def test_phase_ablation_randomises_only_the_senders_and_breaks_the_phase_lock():

@@ -98,21 +98,21 @@ def test_fig9_compares_near_and_far_stations(quick_outcomes):
     assert all(isinstance(c.passed, bool) for c in o.claims)
 
 
-def test_fairness_methods_run_several_seeds_and_decide_on_their_mean():
-    """004 runs each configuration once; figs. 8-10 here run REPS seeds (one in quick mode) and
-    their tables give each figure's mean with its 95% half width (NaN from a single run)."""
+def test_every_figure_runs_several_seeds_and_decides_on_their_mean():
+    """004 runs each configuration once; every figure here runs REPS seeds (one in quick mode)
+    and the tables give each figure's mean with its 95% half width (NaN from a single run)."""
     import pandas as pd
 
     from tcplab.experiments import lookup
     from tcplab.experiments.wlan.measure import seed_means, with_ci
     from tcplab.experiments.wlan.paper import REPS
 
-    for name in ("wlan/fig8", "wlan/fig10", "wlan/fig9"):
+    for name in NAMES:
         e = lookup(name)
         full = [r for r in e.runs(False) if r.params.get("reading", "paper") == "paper"]
         seeds = {r.params["seed"] for r in full}
         assert seeds == set(range(1, REPS + 1)) and REPS > 1, name
-        assert len({r.scenario.doc["simulation"]["seed"] for r in full}) == REPS
+        assert len({r.scenario.doc["simulation"]["seed"] for r in full}) == REPS, name
         assert {r.params["seed"] for r in e.runs(True)} == {1}
     assert len([r for r in lookup("wlan/fig8").runs(False) if r.params["reading"] == "paper"]) == REPS * len(
         METHODS
@@ -151,3 +151,47 @@ def test_methods_tables_aggregate_the_seeds(monkeypatch):
     claim_d = next(c for c in out.claims if c.text.startswith("(d) ACK-loss reaction improves"))
     assert claim_d.passed == bool(d["up_over_down"] < paper.UNFAIR_RATIO)
     assert "means of 2 runs" in claim_d.detail
+
+
+def test_the_single_run_figures_aggregate_their_seeds(monkeypatch):
+    """Two seeds in quick mode through figs. 2-7: time series from seed 1, tables of means
+    with half widths, and claims on something 004 saw in its one run counted per seed."""
+    from tcplab import run
+    from tcplab.experiments import lookup
+    from tcplab.experiments.wlan import paper
+
+    monkeypatch.setattr(paper, "QUICK_REPS", 2)
+    outcomes = {}
+    for name in ("wlan/fig2-4", "wlan/fig5", "wlan/fig6", "wlan/fig7"):
+        exp = lookup(name)
+        results = [(r.params, run(r.scenario)) for r in exp.runs(True)]
+        assert sorted({p["seed"] for p, _ in results}) == [1, 2], name
+        outcomes[name] = (results, exp.analyze(results, True))
+
+    results, out = outcomes["wlan/fig6"]
+    per_seed = out.tables["summary per seed"]
+    assert list(per_seed["seed"]) == [1, 2]
+    quiet = next(c for c in out.claims if c.text.startswith("No ACK is lost"))
+    k = int((per_seed["ap_ack_drops_in_window"] == 0).sum())
+    assert quiet.detail.startswith(f"in {k} of 2 seeds")
+    assert quiet.verdict == ("holds" if k == 2 else "unexplained"), "one of two seeds is at most half"
+    assert all("seed 1" in f.caption for f in out.figures)
+    ours = out.comparison.set_index("quantity").loc["ACKs queued at the AP (measured window)", "ours"]
+    assert ours == pytest.approx(per_seed["ap_acks_queued"].mean())
+
+    results, out = outcomes["wlan/fig5"]
+    drops = next(c for c in out.claims if c.text.startswith("Many ACKs are dropped"))
+    shares = [run_summary(r)["ap_ack_drop_share"] for _, r in results]
+    assert drops.passed == (sum(shares) / 2 >= paper.MANY_ACK_DROPS) and "means of 2 runs" in drops.detail
+
+    results, out = outcomes["wlan/fig7"]
+    table = out.tables["mean throughput per direction (Mb/s)"]
+    assert (table["runs"] == 2).all() and table["up_mean_mbps_ci95"].notna().all()
+    row = table.iloc[0]
+    assert row["up_over_down"] == pytest.approx(row["up_mean_mbps"] / row["down_mean_mbps"])
+
+    results, out = outcomes["wlan/fig2-4"]
+    table = out.tables["wireless delay and throughput stability"]
+    assert (table["runs"] == 2).all() and len(out.tables["per run"]) == 6
+    assert {f.name for f in out.figures} == {"fast", "reno", "ctcp"}
+    assert any("CTCP's delay-based window" in n for n in out.notes)

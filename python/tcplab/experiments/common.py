@@ -91,6 +91,23 @@ def range_claim(
     return Claim(text, True, detail)
 
 
+def seeds_claim(text: str, per_seed: Sequence[bool | None], detail: str = "") -> Claim:
+    """A claim about something a paper saw in one run (a starved flow, a quiet queue), checked
+    in each of our seeds: it holds when every seed shows it, fails when at most half do, and
+    is undecided in between (more seeds could decide). Seeds without the data (None) are left
+    out; none with data is "not evaluated". The detail says in how many seeds it held."""
+    seen = [bool(v) for v in per_seed if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    if not seen:
+        return Claim(text, None, detail)
+    k, n = sum(seen), len(seen)
+    said = f"in {k} of {n} seeds" + (f"; {detail}" if detail else "")
+    if k == n:
+        return Claim(text, True, said)
+    if 2 * k <= n:
+        return Claim(text, False, said)
+    return Claim(text, None, said, undecided=True)
+
+
 def _range(lo: float, hi: float) -> str:
     if math.isinf(hi):
         return f">= {lo:g}"

@@ -99,6 +99,9 @@ pub struct Ctcp {
     round: RoundTracker,
     finished_round: Option<Round>,
     last_diff: f64,
+    /// The smallest RTT sample of the last finished round (s): the RTT of the delay-based
+    /// rule, which 004's fig. 4(a) plots as minRTT.
+    round_min_rtt: f64,
 }
 
 impl Ctcp {
@@ -110,6 +113,7 @@ impl Ctcp {
             round: RoundTracker::default(),
             finished_round: None,
             last_diff: f64::NAN,
+            round_min_rtt: f64::NAN,
         }
     }
 
@@ -166,6 +170,7 @@ impl CongestionControl for Ctcp {
             self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
         }
         if let Some(done) = self.round.on_ack(st.snd_una, st.snd_nxt, sample.rtt) {
+            self.round_min_rtt = done.min.as_secs_f64();
             self.finished_round = Some(done);
         }
     }
@@ -198,6 +203,11 @@ impl CongestionControl for Ctcp {
     fn variables(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("dwnd", self.dwnd));
         out.push(("diff", self.last_diff));
+        out.push(("min_rtt", self.round_min_rtt));
+        out.push((
+            "base_rtt",
+            self.base_rtt.map_or(f64::NAN, |b| b.as_secs_f64()),
+        ));
     }
 }
 
@@ -247,6 +257,9 @@ mod tests {
                 "step {step} not in [{lo}, {hi}]"
             );
             assert_eq!(Script::var(&cc, "diff"), 0.0);
+            // 004 fig. 4(a)'s minRTT: the round's smallest sample, exported.
+            assert!((Script::var(&cc, "min_rtt") - 0.1).abs() < 1e-9);
+            assert!((Script::var(&cc, "base_rtt") - 0.1).abs() < 1e-9);
             last = d;
         }
         assert!(last > 5.0, "dwnd {last}");
@@ -276,6 +289,11 @@ mod tests {
         }
         assert!(cuts >= 1);
         assert_eq!(prev, 0.0, "dwnd drained by the backlog");
+        assert!((Script::var(&cc, "min_rtt") - 0.125).abs() < 1e-9);
+        assert!(
+            (Script::var(&cc, "base_rtt") - 0.1).abs() < 1e-9,
+            "the smallest ever"
+        );
         // Grow it again for the loss check.
         for _ in 0..4 {
             pipe.round_trip(&mut cc, base);

@@ -8,7 +8,7 @@ from .. import register
 from ..ablation import ack_loss_pause_ablation, pifs_backoff_ablation, stack_ablations
 from ..base import Outcome
 from ..common import claim
-from .measure import decided, with_ci
+from .measure import decided, runs_note, with_ci
 from .methods import MethodsExperiment
 from .paper import FAIR_JAIN, METHODS, PAPER_METHODS, SETUP, UNFAIR_RATIO
 
@@ -38,8 +38,7 @@ class Fig10(MethodsExperiment):
         def ratio(r):
             """The mean rates over seeds and their ratio."""
             up, down = r["up_mean_mbps"], r["down_mean_mbps"]
-            runs = f", means of {r['runs']} runs" if r["runs"] > 1 else ""
-            return f"up {up:.2f}, down {down:.3f} Mb/s (ratio {r['up_over_down']:.2f}{runs})"
+            return f"up {up:.2f}, down {down:.3f} Mb/s (ratio {r['up_over_down']:.2f}{runs_note(r)})"
 
         out.claims += [
             claim(

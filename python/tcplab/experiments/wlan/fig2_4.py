@@ -12,9 +12,13 @@ import pandas as pd
 from ...result import Result
 from .. import register
 from ..base import Experiment, Figure, Outcome, Run
-from ..common import claim
-from .measure import longest_stall
-from .paper import LABEL, READINGS, SETUP, cc_spec, duration_of, wlan_scenario
+from ..common import claim, known
+from .measure import decided, longest_stall, runs_note, seed_means, with_ci
+from .paper import LABEL, READINGS, SETUP, cc_spec, duration_of, seeds_of, wlan_scenario
+
+#: The figures of a configuration whose 95% interval over seeds the table shows.
+STD = "per-second throughput std (Mb/s)"
+WITH_CI = ("share <= 2 ms", "share <= 5 ms", "share > 10 ms", STD)
 
 
 def _mbps_per_second(res: Result, flow: int, start: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -43,14 +47,14 @@ class Fig2to4(Experiment):
     def runs(self, quick: bool) -> list[Run]:
         d = duration_of(quick)
         out = []
-        for cc in self.variants:
-            sc = wlan_scenario(2, 0, cc_spec(cc), d, sample_interval=0.1, topology={"frame_log": True})
-            out.append(Run({"cc": cc, "reading": "paper"}, sc))
+        readings = {"paper": {"frame_log": True}}
         if not quick:
-            topo = READINGS[self.small_queue][0]
+            readings[self.small_queue] = READINGS[self.small_queue][0]
+        for reading, topo in readings.items():
             for cc in self.variants:
-                sc = wlan_scenario(2, 0, cc_spec(cc), d, sample_interval=0.1, topology=topo)
-                out.append(Run({"cc": cc, "reading": self.small_queue}, sc))
+                for seed in seeds_of(quick):
+                    sc = wlan_scenario(2, 0, cc_spec(cc), d, sample_interval=0.1, topology=topo, seed=seed)
+                    out.append(Run({"cc": cc, "reading": reading, "seed": seed}, sc))
         return out
 
     @staticmethod
@@ -63,10 +67,13 @@ class Fig2to4(Experiment):
 
     @staticmethod
     def _rtt(res: Result, cc: str) -> tuple[np.ndarray, np.ndarray, str]:
-        """The RTT 004 plots: FAST's avgRTT; for the others the sender's smoothed RTT."""
-        if cc == "fast":
-            v = res.cc_vars[(res.cc_vars["flow"] == 0) & (res.cc_vars["name"] == "avg_rtt")]
-            return v["time"].to_numpy(), v["value"].to_numpy(), "avgRTT"
+        """The RTT 004 plots: FAST's avgRTT, CTCP's minRTT (the smallest sample of each round,
+        which its delay-based rule uses); for Reno the sender's smoothed RTT."""
+        own = {"fast": ("avg_rtt", "avgRTT"), "ctcp": ("min_rtt", "minRTT")}
+        if cc in own:
+            var, label = own[cc]
+            v = res.cc_vars[(res.cc_vars["flow"] == 0) & (res.cc_vars["name"] == var)]
+            return v["time"].to_numpy(), v["value"].to_numpy(), label
         s = res.series[res.series["flow"] == 0]
         return s["time"].to_numpy(), s["srtt"].to_numpy(), "smoothed RTT"
 
@@ -89,7 +96,7 @@ class Fig2to4(Experiment):
         ax.set_title(title, fontsize=9)
         ax.legend(fontsize=7)
 
-    def _paper_figure(self, cc: str, res: Result) -> Figure:
+    def _paper_figure(self, cc: str, res: Result, seed: int) -> Figure:
         fig, (a, b, c) = plt.subplots(3, 1, figsize=(6.4, 7.2))
         self._cwnd_rtt(a, res, cc, f"(a) {LABEL[cc]}")
         fr = res.frames[res.frames["iface"] == int(np.flatnonzero(res.wifi["name"].to_numpy() == "w0")[0])]
@@ -103,10 +110,13 @@ class Fig2to4(Experiment):
         fig.tight_layout()
         n = {"fast": 2, "reno": 3, "ctcp": 4}[cc]
         return Figure(
-            cc, fig, f"Fig. {n}: {LABEL[cc]}, two uplink flows (cwnd and RTT, wireless delay, throughput)"
+            cc,
+            fig,
+            f"Fig. {n}: {LABEL[cc]}, two uplink flows (cwnd and RTT, wireless delay, throughput; "
+            f"seed {seed})",
         )
 
-    def _reading_figure(self, runs: dict[str, Result], reading: str) -> Figure:
+    def _reading_figure(self, runs: dict[str, Result], reading: str, seed: int) -> Figure:
         fig, axes = plt.subplots(len(runs), 2, figsize=(11, 2.6 * len(runs)), squeeze=False)
         for (cc, res), (a, b) in zip(runs.items(), axes, strict=True):
             self._cwnd_rtt(a, res, cc, LABEL[cc])
@@ -119,10 +129,10 @@ class Fig2to4(Experiment):
         return Figure(
             "station-queue-100",
             fig,
-            f"Figs. 2-4 under the second reading ({reading}): cwnd, RTT and throughput",
+            f"Figs. 2-4 under the second reading ({reading}): cwnd, RTT and throughput (seed {seed})",
         )
 
-    def _row(self, cc: str, reading: str, res: Result) -> dict[str, Any]:
+    def _row(self, cc: str, reading: str, seed: int, res: Result) -> dict[str, Any]:
         delay_ms = self._station_delays(res)
         start = res.meta["measure"][0]
         thr = np.concatenate([_mbps_per_second(res, f, start)[1] for f in (0, 1)])
@@ -132,6 +142,7 @@ class Fig2to4(Experiment):
         return {
             "cc": LABEL[cc],
             "reading": reading,
+            "seed": seed,
             "total_mbps": float(res.flows["goodput_bps"].sum() / 1e6),
             "frames w0->AP": int(delay_ms.size),
             "share <= 2 ms": share(delay_ms <= 2),
@@ -150,16 +161,27 @@ class Fig2to4(Experiment):
         out = Outcome(self)
         rows = []
         alt: dict[str, Result] = {}
+        ctcp: dict[str, Result] = {}
+        first = min((p["seed"] for p, _ in results), default=None)
         for p, res in results:
-            rows.append(self._row(p["cc"], p["reading"], res))
+            rows.append(self._row(p["cc"], p["reading"], p["seed"], res))
+            if p["seed"] != first:  # the time series are drawn from one seed
+                continue
+            if p["cc"] == "ctcp":
+                ctcp[p["reading"]] = res
             if p["reading"] == "paper":
-                out.figures.append(self._paper_figure(p["cc"], res))
+                out.figures.append(self._paper_figure(p["cc"], res, first))
             else:
                 alt[p["cc"]] = res
         if alt:
-            out.figures.append(self._reading_figure(alt, self.small_queue))
-        table = pd.DataFrame(rows)
+            out.figures.append(self._reading_figure(alt, self.small_queue, first))
+        if not rows:
+            return out
+        runs = pd.DataFrame(rows)
+        table = seed_means(runs.drop(columns="seed"), ["cc", "reading"], WITH_CI)
         out.tables["wireless delay and throughput stability"] = table
+        out.tables["per run"] = runs
+        seeds = runs_note(table.iloc[0])
         paper = table[table["reading"] == "paper"].set_index("cc")
         if "FAST" in paper.index:
             f = paper.loc["FAST"]
@@ -167,8 +189,13 @@ class Fig2to4(Experiment):
                 claim(
                     f"FAST: most wireless delays are within 5 ms (>= {self.most:.0%} of frames) and delays "
                     f"above 10 ms are rare (<= {self.rarely:.0%})",
-                    f["share <= 5 ms"] >= self.most and f["share > 10 ms"] <= self.rarely,
-                    f"{f['share <= 5 ms']:.1%} within 5 ms, {f['share > 10 ms']:.2%} above 10 ms",
+                    decided(
+                        f,
+                        f["share <= 5 ms"] >= self.most and f["share > 10 ms"] <= self.rarely,
+                        "share <= 5 ms",
+                        "share > 10 ms",
+                    ),
+                    f"{f['share <= 5 ms']:.1%} within 5 ms, {f['share > 10 ms']:.2%} above 10 ms{seeds}",
                 )
             )
         if "CTCP" in paper.index:
@@ -177,11 +204,16 @@ class Fig2to4(Experiment):
                 claim(
                     f"CTCP: most wireless delays are below 2 ms (>= {self.most:.0%}) and rarely exceed 5 ms "
                     f"(<= {self.rarely:.0%})",
-                    c["share <= 2 ms"] >= self.most and 1 - c["share <= 5 ms"] <= self.rarely,
-                    f"{c['share <= 2 ms']:.1%} within 2 ms, {1 - c['share <= 5 ms']:.2%} above 5 ms",
+                    decided(
+                        c,
+                        c["share <= 2 ms"] >= self.most and 1 - c["share <= 5 ms"] <= self.rarely,
+                        "share <= 2 ms",
+                        "share <= 5 ms",
+                    ),
+                    f"{c['share <= 2 ms']:.1%} within 2 ms, {1 - c['share <= 5 ms']:.2%} above 5 ms{seeds}",
                 )
             )
-        std = "per-second throughput std (Mb/s)"
+        std = STD
         for reading, g in table.groupby("reading", sort=False):
             g = g.set_index("cc")
             if {"FAST", "Reno"} <= set(g.index):
@@ -190,9 +222,10 @@ class Fig2to4(Experiment):
                     claim(
                         f"[{reading}] FAST's throughput is not disturbed by the delay fluctuations: it "
                         "varies no more than Reno's, whose window ignores RTT (figs. 2(c), 3(c))",
-                        fs <= rs,
-                        f"std of per-second throughput over the measured window: FAST {fs:.2f}, "
-                        f"Reno {rs:.2f} Mb/s",
+                        fs <= rs if known(fs, rs) else None,
+                        "std of per-second throughput over the measured window: FAST "
+                        f"{with_ci(g.loc['FAST'], std, 2)}, Reno {with_ci(g.loc['Reno'], std, 2)} "
+                        f"Mb/s{seeds}",
                     )
                 )
         if "Reno" in paper.index:
@@ -203,13 +236,38 @@ class Fig2to4(Experiment):
                 f"smoothed RTT of {r['up0 max srtt (s), whole run']:.1f} s (mean "
                 f"{r['up0 mean srtt (s)']:.1f} s over the measured window), and a lost "
                 "retransmission then waits for an RTO of several seconds (up0's longest stall: "
-                f"{r['up0 longest stall (s)']:.0f} s). "
+                f"{r['up0 longest stall (s)']:.0f} s{seeds}). "
                 f"The second reading (100-packet station queue) is shown beside it in full mode; the table's "
                 "'longest stall' is the longest stretch of seconds in which up0 delivered under 10% of its "
                 "mean rate."
             )
-        out.notes.append(
-            "Fig. 4(a) of 004 plots CTCP's per-round minimum RTT; the engine's CTCP does not export it "
-            "(its variables are dwnd and diff), so the sender's smoothed RTT is drawn instead."
-        )
+        for reading, res in ctcp.items():
+            out.notes.append(_ctcp_note(reading, res))
         return out
+
+
+def _ctcp_note(reading: str, res: Result) -> str:
+    """Whether CTCP's delay-based window opened in a run, and why not: without it CTCP is
+    Reno, which the tables then show."""
+    v = res.cc_vars[res.cc_vars["flow"] == 0]
+    dwnd = v[v["name"] == "dwnd"]["value"].to_numpy(dtype=float)
+    diff = v[v["name"] == "diff"].dropna(subset=["value"])
+    opened = float(dwnd.max()) if dwnd.size else 0.0
+    head = f"[{reading}] CTCP's delay-based window dwnd (flow up0) reached {opened:.0f} packets"
+    if not len(diff):
+        s = res.series[res.series["flow"] == 0]
+        left = s[s["ssthresh"] < 1e8]["time"]
+        when = f"left slow start at {left.min():.1f} s" if len(left) else "never left slow start"
+        return (
+            f"{head}: no round of congestion avoidance ended above the 38-packet low window (up0 "
+            f"{when}; dwnd is off in slow start, draft-sridharan section 3), so CTCP ran as Reno here."
+        )
+    median = float(diff["value"].median())
+    why = (
+        f"its backlog estimate diff (median {median:.0f} packets over the run) stays above gamma = 2, "
+        "so each round takes dwnd back down: the station queue holds that backlog, and CTCP runs "
+        "as Reno"
+        if opened < 1
+        else f"diff has a median of {median:.1f} packets"
+    )
+    return f"{head}; {why}."

@@ -8,9 +8,27 @@ import pandas as pd
 
 from .. import register
 from ..base import Experiment, Figure, Outcome, Run
-from ..common import claim
-from .measure import ack_drops_per_second, flow_table, per_flow_bars, run_summary
-from .paper import AP_BUFFER, SETUP, STARVED_SHARE, cc_spec, duration_of, wlan_scenario
+from ..common import claim, seeds_claim
+from .measure import (
+    ack_drops_per_second,
+    decided,
+    flow_table,
+    per_flow_bars,
+    run_summary,
+    runs_note,
+    seed_means,
+    with_ci,
+)
+from .paper import (
+    AP_BUFFER,
+    MANY_ACK_DROPS,
+    SETUP,
+    STARVED_SHARE,
+    cc_spec,
+    duration_of,
+    seeds_of,
+    wlan_scenario,
+)
 
 
 @register
@@ -22,22 +40,143 @@ class Fig5(Experiment):
     needs = ("topology:wlan", "cc:ctcp")
 
     def runs(self, quick: bool) -> list[Run]:
-        sc = wlan_scenario(16, 0, cc_spec("ctcp"), duration_of(quick), event_log=True)
-        return [Run({"cc": "ctcp", "uplinks": 16}, sc)]
+        return [
+            Run(
+                {"cc": "ctcp", "uplinks": 16, "seed": seed},
+                wlan_scenario(16, 0, cc_spec("ctcp"), duration_of(quick), event_log=True, seed=seed),
+            )
+            for seed in seeds_of(quick)
+        ]
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
-        ((_, res),) = results
-        ft = flow_table(res)
-        s = run_summary(res)
-        order = ft.sort_values("mbps").index.to_numpy()
-        starved_i, normal_i = int(order[0]), int(order[len(order) // 2])
-        start = res.meta["measure"][0]
-        ev = res.events
-        sends = ev[(ev["event"] == "send") & (ev["time"] >= start)].groupby("flow").size()
+        runs = [_Starvation(p["seed"], res) for p, res in sorted(results, key=lambda pr: pr[0]["seed"])]
+        if not runs:
+            return out
+        first = runs[0]
+        out.figures.append(first.figure())
+        out.figures.append(
+            Figure(
+                "per-flow",
+                per_flow_bars([("16 CTCP uplinks", first.res)]),
+                f"Throughput of each CTCP uplink flow (seed {first.seed})",
+            )
+        )
+        per_seed = pd.DataFrame([r.row() for r in runs])
+        out.tables["per seed"] = per_seed
+        out.tables[f"flows (seed {first.seed})"] = first.flows()
+        m = seed_means(per_seed.drop(columns="seed"), (), ("ap_acks_queued", "ap_ack_drop_share")).iloc[0]
 
+        out.claims.append(
+            seeds_claim(
+                "Some uplink flows starve while the others keep a normal share",
+                [r.some_starve() for r in runs],
+                "; ".join(r.starve_text() for r in runs),
+            )
+        )
+        out.claims.append(
+            claim(
+                "The AP buffer is full of ACKs (mean ACK occupancy >= 90% of its 100 packets)",
+                decided(m, m["ap_acks_queued"] >= 0.9 * AP_BUFFER, "ap_acks_queued"),
+                f"mean {with_ci(m, 'ap_acks_queued', 1)} ACKs queued over the measured window" + runs_note(m),
+            )
+        )
+        out.claims.append(
+            claim(
+                f"Many ACKs are dropped at the AP (at least {MANY_ACK_DROPS:.0%} of the ACKs the "
+                "receiver sent)",
+                decided(m, m["ap_ack_drop_share"] >= MANY_ACK_DROPS, "ap_ack_drop_share"),
+                f"{with_ci(m, 'ap_ack_drop_share')} of the ACKs dropped ({m['ap_ack_drops']:.0f} per run)"
+                + runs_note(m),
+            )
+        )
+        out.claims.append(
+            seeds_claim(
+                "The starved flow's cwnd stays small while the normal flow keeps its window (second half of "
+                "the run)",
+                [r.cwnd_stays_small() for r in runs],
+                "; ".join(r.cwnd_text() for r in runs),
+            )
+        )
+        out.claims.append(
+            seeds_claim(
+                "The starved flow sends almost no data (< 10% of the normal flow's segments)",
+                [r.sends_almost_nothing() for r in runs],
+                "; ".join(r.sends_text() for r in runs),
+            )
+        )
+        if quick:
+            out.notes.append(
+                "Quick mode runs 30 s; in 004 the starved flow stops growing only after about 55 s, so the "
+                "starvation claims need the full run."
+            )
+        return out
+
+
+class _Starvation:
+    """One seed's run: its slowest flow (004's starved_flow) against its median flow
+    (normal_flow)."""
+
+    def __init__(self, seed: int, res):
+        self.seed, self.res = seed, res
+        self.ft = flow_table(res)
+        self.summary = run_summary(res)
+        order = self.ft.sort_values("mbps").index.to_numpy()
+        self.starved_i, self.normal_i = int(order[0]), int(order[len(order) // 2])
+        ev = res.events
+        start = res.meta["measure"][0]
+        self.sends = ev[(ev["event"] == "send") & (ev["time"] >= start)].groupby("flow").size()
+        late = res.meta["duration"] / 2
+        self.late = late
+        series = res.series[res.series["time"] >= late]
+        self.starved_cwnd = series[series["flow"] == self.starved_i]["cwnd"]
+        self.normal_cwnd = series[series["flow"] == self.normal_i]["cwnd"]
+
+    def row(self) -> dict:
+        return {"seed": self.seed, **self.summary, "starved_sent": self.sent(self.starved_i)}
+
+    def flows(self) -> pd.DataFrame:
+        return self.ft.assign(sent_in_window=[self.sent(i) for i in self.ft.index])
+
+    def sent(self, flow: int) -> int:
+        return int(self.sends.get(flow, 0))
+
+    def fair(self) -> float:
+        return self.summary["total_mbps"] / len(self.ft)
+
+    def median(self) -> float:
+        return float(self.ft["mbps"].median())
+
+    def some_starve(self) -> bool:
+        return self.summary["starved_up"] >= 1 and self.median() >= 0.5 * self.fair()
+
+    def starve_text(self) -> str:
+        return (
+            f"seed {self.seed}: {self.summary['starved_up']} of {len(self.ft)} below "
+            f"{STARVED_SHARE:.0%} of the fair share ({self.fair():.2f} Mb/s), median {self.median():.2f}"
+        )
+
+    def cwnd_stays_small(self) -> bool | None:
+        if not len(self.starved_cwnd) or not len(self.normal_cwnd):
+            return None
+        return float(self.starved_cwnd.max()) < float(self.normal_cwnd.mean())
+
+    def cwnd_text(self) -> str:
+        return (
+            f"seed {self.seed} after {self.late:.0f} s: starved max {self.starved_cwnd.max():.1f}, "
+            f"normal mean {self.normal_cwnd.mean():.1f}"
+        )
+
+    def sends_almost_nothing(self) -> bool:
+        return self.sent(self.starved_i) < 0.1 * max(self.sent(self.normal_i), 1)
+
+    def sends_text(self) -> str:
+        return f"seed {self.seed}: starved {self.sent(self.starved_i)}, normal {self.sent(self.normal_i)}"
+
+    def figure(self) -> Figure:
+        res, ft = self.res, self.ft
         fig, (a, b, c) = plt.subplots(3, 1, figsize=(6.4, 7.2), sharex=True)
-        for i, lab, col in ((normal_i, "normal_flow", "C0"), (starved_i, "starved_flow", "C3")):
+        for i, lab, col in ((self.normal_i, "normal_flow", "C0"), (self.starved_i, "starved_flow", "C3")):
             sr = res.series[res.series["flow"] == i]
             a.plot(sr["time"], sr["cwnd"], color=col, lw=0.8, label=f"{lab} ({ft.loc[i, 'flow']})")
         a.set_ylabel("cwnd (packets)")
@@ -49,8 +188,8 @@ class Fig5(Experiment):
         b.set_title("(b) TCP ACKs queued at the AP (all flows)", fontsize=9)
         for flows, lab, col in (
             (None, "all flows", "grey"),
-            ([normal_i], "normal_flow", "C0"),
-            ([starved_i], "starved_flow", "C3"),
+            ([self.normal_i], "normal_flow", "C0"),
+            ([self.starved_i], "starved_flow", "C3"),
         ):
             t, n = ack_drops_per_second(res, flows)
             c.plot(t, n, lw=0.8, color=col, label=lab)
@@ -61,66 +200,6 @@ class Fig5(Experiment):
         for ax in (a, b, c):
             ax.grid(True, alpha=0.3)
         fig.tight_layout()
-        out.figures.append(
-            Figure("starvation", fig, "Fig. 5: 16 uplink CTCP flows, a normal and a starved flow")
+        return Figure(
+            "starvation", fig, f"Fig. 5: 16 uplink CTCP flows, a normal and a starved flow (seed {self.seed})"
         )
-        out.figures.append(
-            Figure(
-                "per-flow", per_flow_bars([("16 CTCP uplinks", res)]), "Throughput of each CTCP uplink flow"
-            )
-        )
-        out.tables["summary"] = pd.DataFrame([s])
-        out.tables["flows"] = ft.assign(sent_in_window=[int(sends.get(i, 0)) for i in ft.index])
-
-        n = len(ft)
-        fair = s["total_mbps"] / n
-        med = float(ft["mbps"].median())
-        out.claims.append(
-            claim(
-                "Some uplink flows starve while the others keep a normal share",
-                s["starved_up"] >= 1 and med >= 0.5 * fair,
-                f"{s['starved_up']} of {n} flows below {STARVED_SHARE:.0%} of the fair share "
-                f"({fair:.2f} Mb/s); median flow {med:.2f} Mb/s",
-            )
-        )
-        out.claims.append(
-            claim(
-                "The AP buffer is full of ACKs (mean ACK occupancy >= 90% of its 100 packets)",
-                s["ap_acks_queued"] >= 0.9 * AP_BUFFER,
-                f"mean {s['ap_acks_queued']:.1f} ACKs queued over the measured window",
-            )
-        )
-        out.claims.append(
-            claim(
-                "Many ACKs are dropped at the AP",
-                s["ap_ack_drops"] > 0,
-                f"{s['ap_ack_drops']} ACKs dropped, {s['ap_ack_drop_share']:.0%} of the ACKs the "
-                "receiver sent",
-            )
-        )
-        late = res.meta["duration"] / 2
-        sr = res.series[(res.series["flow"] == starved_i) & (res.series["time"] >= late)]
-        nr = res.series[(res.series["flow"] == normal_i) & (res.series["time"] >= late)]
-        out.claims.append(
-            claim(
-                "The starved flow's cwnd stays small while the normal flow keeps its window (second half of "
-                "the run)",
-                float(sr["cwnd"].max()) < float(nr["cwnd"].mean()),
-                f"after {late:.0f} s: starved max cwnd {sr['cwnd'].max():.1f}, normal mean cwnd "
-                f"{nr['cwnd'].mean():.1f}",
-            )
-        )
-        sent_s, sent_n = int(sends.get(starved_i, 0)), int(sends.get(normal_i, 0))
-        out.claims.append(
-            claim(
-                "The starved flow sends almost no data (< 10% of the normal flow's segments)",
-                sent_s < 0.1 * max(sent_n, 1),
-                f"segments sent in the measured window: starved {sent_s}, normal {sent_n}",
-            )
-        )
-        if quick:
-            out.notes.append(
-                "Quick mode runs 30 s; in 004 the starved flow stops growing only after about 55 s, so the "
-                "starvation claims need the full run."
-            )
-        return out

@@ -9,9 +9,9 @@ import pandas as pd
 from .. import register
 from ..ablation import vegas_ns2_module_ablation
 from ..base import Experiment, Figure, Outcome, Run
-from ..common import claim, comparison
-from .measure import ack_drops_per_second, per_flow_bars, run_summary
-from .paper import CC, FAIR_JAIN, FIG6_PUBLISHED, SETUP, cc_spec, duration_of, wlan_scenario
+from ..common import claim, comparison, seeds_claim
+from .measure import ack_drops_per_second, decided, per_flow_bars, run_summary, runs_note, seed_means, with_ci
+from .paper import CC, FAIR_JAIN, FIG6_PUBLISHED, SETUP, cc_spec, duration_of, seeds_of, wlan_scenario
 
 
 @register
@@ -25,17 +25,82 @@ class Fig6(Experiment):
     published = FIG6_PUBLISHED
 
     def runs(self, quick: bool) -> list[Run]:
-        sc = wlan_scenario(16, 0, cc_spec("vegas"), duration_of(quick), event_log=True)
-        return [Run({"cc": "vegas", "uplinks": 16}, sc)]
+        return [
+            Run(
+                {"cc": "vegas", "uplinks": 16, "seed": seed},
+                wlan_scenario(16, 0, cc_spec("vegas"), duration_of(quick), event_log=True, seed=seed),
+            )
+            for seed in seeds_of(quick)
+        ]
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
-        ((_, res),) = results
-        s = run_summary(res)
-        start = res.meta["measure"][0]
-        q = res.ap_queue[res.ap_queue["time"] >= start]["acks"].to_numpy(dtype=float)
+        results = sorted(results, key=lambda pr: pr[0]["seed"])
+        if not results:
+            return out
+        rows = [{"seed": p["seed"], **_settled(res)} for p, res in results]
+        per_seed = pd.DataFrame(rows)
+        out.tables["summary per seed"] = per_seed
+        m = seed_means(per_seed.drop(columns="seed"), (), ("ap_acks_queued", "ap_acks_cv", "jain_up")).iloc[0]
+        (seed, res), n = results[0], len(results[0][1].flows)
+        out.figures.append(self._figure(res, seed["seed"]))
+        out.figures.append(
+            Figure(
+                "per-flow",
+                per_flow_bars([("16 Vegas uplinks", res)]),
+                f"Throughput of each Vegas uplink flow (seed {seed['seed']})",
+            )
+        )
+        v = CC["vegas"]
+        lo, hi = n * v["alpha"], n * v["beta"]
+        pub = self.published[0].value
+
+        def where(x: float) -> str:
+            return "inside" if lo <= x <= hi else "outside"
+
+        out.notes.append(
+            f"Each Vegas flow keeps alpha..beta = {v['alpha']}..{v['beta']} packets queued at its "
+            f"bottleneck, so {n} flows aim for {lo}..{hi}; the uplinks' bottleneck queue is the AP's ACK "
+            f"queue. Ours settles at {m['ap_acks_queued']:.1f} ({where(m['ap_acks_queued'])} that range"
+            f"{runs_note(m)}), 004's at about {pub:g} ({where(pub)})."
+        )
+        out.comparison = comparison(
+            zip(
+                self.published,
+                (m["ap_acks_queued"], m["ap_ack_drops"], m["ap_ack_drops_in_window"]),
+                strict=True,
+            )
+        )
+        start = results[0][1].meta["measure"][0]
+        out.claims.append(
+            seeds_claim(
+                "No ACK is lost at the AP once the flows have settled (measured window)",
+                [r["ap_ack_drops_in_window"] == 0 for r in rows],
+                "ACKs dropped after "
+                f"{start:.0f} s: "
+                + ", ".join(f"{r['ap_ack_drops_in_window']}" for r in rows)
+                + f" (whole run: {', '.join(str(r['ap_ack_drops']) for r in rows)})",
+            )
+        )
+        out.claims.append(
+            claim(
+                "The number of queued ACKs stays about constant (coefficient of variation < 0.25)",
+                decided(m, m["ap_acks_cv"] < 0.25, "ap_acks_cv"),
+                f"coefficient of variation {with_ci(m, 'ap_acks_cv')} (mean {m['ap_acks_queued']:.1f}, std "
+                f"{m['ap_acks_std']:.1f}{runs_note(m)})",
+            )
+        )
+        out.claims.append(
+            claim(
+                f"No unfairness among the Vegas uplinks (Jain >= {FAIR_JAIN}, no starved flow)",
+                decided(m, m["jain_up"] >= FAIR_JAIN and m["starved_up"] == 0, "jain_up", "starved_up"),
+                f"Jain {with_ci(m, 'jain_up')}, {m['starved_up']:.1f} starved per run{runs_note(m)}",
+            )
+        )
+        return out
+
+    def _figure(self, res, seed: int) -> Figure:
         t, drops = ack_drops_per_second(res)
-        late_drops = int(drops[t >= start].sum())
         fig, (a, b) = plt.subplots(2, 1, figsize=(6.4, 5.0), sharex=True)
         a.plot(res.ap_queue["time"], res.ap_queue["acks"], color="C2", lw=0.8, label="tcplab")
         pub = self.published[0].value
@@ -48,59 +113,22 @@ class Fig6(Experiment):
         for ax in (a, b):
             ax.grid(True, alpha=0.3)
         fig.tight_layout()
-        out.figures.append(
-            Figure(
-                "ap-acks",
-                fig,
-                "Fig. 6: TCP ACKs queued (top) and dropped (bottom) at the AP, 16 Vegas uplinks",
-            )
+        return Figure(
+            "ap-acks",
+            fig,
+            f"Fig. 6: TCP ACKs queued (top) and dropped (bottom) at the AP, 16 Vegas uplinks (seed {seed})",
         )
-        out.figures.append(
-            Figure(
-                "per-flow", per_flow_bars([("16 Vegas uplinks", res)]), "Throughput of each Vegas uplink flow"
-            )
-        )
-        out.tables["summary"] = pd.DataFrame(
-            [{**s, "ap_ack_drops_in_window": late_drops, "ap_acks_std": float(q.std())}]
-        )
-        v, n = CC["vegas"], len(res.flows)
-        lo, hi = n * v["alpha"], n * v["beta"]
 
-        def where(x: float) -> str:
-            return "inside" if lo <= x <= hi else "outside"
 
-        out.notes.append(
-            f"Each Vegas flow keeps alpha..beta = {v['alpha']}..{v['beta']} packets queued at its "
-            f"bottleneck, so {n} flows aim for {lo}..{hi}; the uplinks' bottleneck queue is the AP's ACK "
-            f"queue. Ours settles at {s['ap_acks_queued']:.1f} ({where(s['ap_acks_queued'])} that range), "
-            f"004's at about {pub:g} ({where(pub)})."
-        )
-        out.comparison = comparison(
-            zip(
-                self.published,
-                (s["ap_acks_queued"], float(s["ap_ack_drops"]), float(late_drops)),
-                strict=True,
-            )
-        )
-        out.claims.append(
-            claim(
-                "No ACK is lost at the AP once the flows have settled (measured window)",
-                late_drops == 0,
-                f"{late_drops} dropped after {start:.0f} s, {s['ap_ack_drops']} over the whole run",
-            )
-        )
-        out.claims.append(
-            claim(
-                "The number of queued ACKs stays about constant (coefficient of variation < 0.25)",
-                q.size > 0 and q.std() < 0.25 * q.mean(),
-                f"mean {q.mean():.1f}, std {q.std():.1f}",
-            )
-        )
-        out.claims.append(
-            claim(
-                f"No unfairness among the Vegas uplinks (Jain >= {FAIR_JAIN}, no starved flow)",
-                s["jain_up"] >= FAIR_JAIN and s["starved_up"] == 0,
-                f"Jain {s['jain_up']:.3f}, {s['starved_up']} starved",
-            )
-        )
-        return out
+def _settled(res) -> dict:
+    """One run's summary with the AP's ACK queue and ACK drops over the measured window."""
+    s = run_summary(res)
+    start = res.meta["measure"][0]
+    q = res.ap_queue[res.ap_queue["time"] >= start]["acks"].to_numpy(dtype=float)
+    t, drops = ack_drops_per_second(res)
+    return {
+        **s,
+        "ap_ack_drops_in_window": int(drops[t >= start].sum()),
+        "ap_acks_std": float(q.std()) if q.size else float("nan"),
+        "ap_acks_cv": float(q.std() / q.mean()) if q.size and q.mean() > 0 else float("nan"),
+    }

@@ -9,7 +9,7 @@ import pandas as pd
 from .. import register
 from ..base import Experiment, Figure, Outcome, Run
 from ..common import claim, every
-from .measure import run_summary
+from .measure import run_summary, seed_means, up_over_down
 from .paper import (
     AP_BUFFER,
     CC,
@@ -21,8 +21,17 @@ from .paper import (
     UNFAIR_RATIO,
     cc_spec,
     duration_of,
+    seeds_of,
     wlan_scenario,
 )
+
+#: The figures of a configuration whose 95% interval over seeds the table shows.
+WITH_CI = ("up_mean_mbps", "down_mean_mbps", "jain_all")
+
+
+def runs_of(table: pd.DataFrame) -> int:
+    """The fewest runs behind a row of the table."""
+    return int(table["runs"].min()) if len(table) else 0
 
 
 @register
@@ -51,22 +60,38 @@ class Fig7(Experiment):
     def runs(self, quick: bool) -> list[Run]:
         d = duration_of(quick)
         return [
-            Run({"cc": cc, "ap_buffer": b}, wlan_scenario(8, 8, cc_spec(cc), d, ap_buffer=b))
+            Run(
+                {"cc": cc, "ap_buffer": b, "seed": seed},
+                wlan_scenario(8, 8, cc_spec(cc), d, ap_buffer=b, seed=seed),
+            )
             for cc in (*LOSS_BASED, *DELAY_BASED)
             for b in (self.quick_buffers if quick else self.buffers)
+            for seed in seeds_of(quick)
         ]
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
         rows = [{"cc": p["cc"], "ap_buffer": p["ap_buffer"], **run_summary(r)} for p, r in results]
-        table = pd.DataFrame(rows).sort_values(["cc", "ap_buffer"])
+        if not rows:
+            return out
+        runs = pd.DataFrame(rows).sort_values(["cc", "ap_buffer"])
+        table = seed_means(runs, ["cc", "ap_buffer"], WITH_CI)
+        # The ratio of the mean rates (as figs. 8-10): a mean of per-run ratios is dominated by
+        # runs whose downlinks all but starve.
+        table["up_over_down"] = [
+            up_over_down(u, d) for u, d in zip(table["up_mean_mbps"], table["down_mean_mbps"], strict=True)
+        ]
         cols = [
             "cc",
             "ap_buffer",
+            "runs",
             "up_mean_mbps",
+            "up_mean_mbps_ci95",
             "down_mean_mbps",
+            "down_mean_mbps_ci95",
             "up_over_down",
             "jain_all",
+            "jain_all_ci95",
             "total_mbps",
             "ap_acks_queued",
             "ap_data_queued",
@@ -85,8 +110,16 @@ class Fig7(Experiment):
                 g = table[table["cc"] == cc]
                 if not len(g):
                     continue
-                ax.plot(g["ap_buffer"], g["up_mean_mbps"], "o-", color=f"C{k}", label=f"{LABEL[cc]} up")
-                ax.plot(g["ap_buffer"], g["down_mean_mbps"], "s--", color=f"C{k}", label=f"{LABEL[cc]} down")
+                for col, style, way in (("up_mean_mbps", "o-", "up"), ("down_mean_mbps", "s--", "down")):
+                    ax.errorbar(
+                        g["ap_buffer"],
+                        g[col],
+                        yerr=g[f"{col}_ci95"].fillna(0),
+                        fmt=style,
+                        color=f"C{k}",
+                        capsize=2,
+                        label=f"{LABEL[cc]} {way}",
+                    )
             ax.set_title(lab, fontsize=9)
             ax.set_xlabel("AP buffer (packets)")
             ax.grid(True, alpha=0.3)
@@ -97,10 +130,12 @@ class Fig7(Experiment):
             Figure(
                 "directions",
                 fig,
-                "Fig. 7: mean throughput of uplink (solid) and downlink (dashed) flows vs AP buffer",
+                "Fig. 7: mean throughput of uplink (solid) and downlink (dashed) flows vs AP buffer"
+                + (f" (means over {runs_of(table)} seeds, 95% intervals)" if runs_of(table) > 1 else ""),
             )
         )
 
+        seeds = f" (means of {runs_of(table)} runs a point)" if runs_of(table) > 1 else ""
         lb = table[table["cc"].isin(LOSS_BASED)]
         worst = lb.sort_values("up_over_down").iloc[0] if len(lb) else None
         out.claims.append(
@@ -111,7 +146,7 @@ class Fig7(Experiment):
                 ""
                 if worst is None
                 else f"smallest up/down ratio {worst['up_over_down']:.2f} ({LABEL[worst['cc']]}, "
-                f"buffer {worst['ap_buffer']})",
+                f"buffer {worst['ap_buffer']:.0f}){seeds}",
             )
         )
         db = table[table["cc"].isin(DELAY_BASED)]
@@ -122,7 +157,7 @@ class Fig7(Experiment):
                     "Delay-based TCP is fair between directions with a large AP buffer "
                     f"(up/down < {UNFAIR_RATIO:g} at {int(big['ap_buffer'].iloc[0])} packets)",
                     every(big["up_over_down"] < UNFAIR_RATIO),
-                    ", ".join(f"{LABEL[r.cc]} {r.up_over_down:.2f}" for r in big.itertuples()),
+                    ", ".join(f"{LABEL[r.cc]} {r.up_over_down:.2f}" for r in big.itertuples()) + seeds,
                 )
             )
             small = db[db["ap_buffer"] == db["ap_buffer"].min()]
@@ -134,7 +169,8 @@ class Fig7(Experiment):
                         f"{LABEL[cc]} Jain {small.set_index('cc').loc[cc, 'jain_all']:.2f} -> "
                         f"{big.set_index('cc').loc[cc, 'jain_all']:.2f}"
                         for cc in big["cc"]
-                    ),
+                    )
+                    + seeds,
                 )
             )
         reno = table[(table["cc"] == "reno") & (table["ap_buffer"] == AP_BUFFER)]
@@ -151,13 +187,13 @@ class Fig7(Experiment):
                 f"({r['ap_acks_queued']:.0f} ACKs on average); a downlink segment finds room only by "
                 "chance, "
                 f"and a flow that loses that many segments lives in backed-off retransmission timeouts "
-                f"({r['timeouts']} timeouts in all). 004 calls it 'significant unfairness'; how much its "
-                "downlinks got cannot be read from the text (our copy has no figures). Fig. 10 runs the "
+                f"({r['timeouts']:.0f} timeouts per run). 004 calls it 'significant unfairness'; how much "
+                "its downlinks got cannot be read from the text (our copy has no figures). Fig. 10 runs the "
                 "same configuration under other readings of the set-up (station queue 100, rwnd 1000, "
                 "delayed ACKs)."
             )
         vegas, fast = CC["vegas"], CC["fast"]
-        n = len(results[0][1].flows) if results else 0
+        n = len(results[0][1].flows)
         out.notes.append(
             "Backlog the delay-based flows aim for: Vegas keeps alpha..beta = "
             f"{vegas['alpha']}..{vegas['beta']} packets per flow queued, "

@@ -88,12 +88,13 @@ def run_summary(res: Result) -> dict[str, Any]:
 
 
 def seed_means(rows: pd.DataFrame, by: Sequence[str], ci_of: Sequence[str]) -> pd.DataFrame:
-    """One row per group of ``by`` (in order of appearance): every other numeric column's mean
-    over the group's runs, the 95% half width of those in ``ci_of`` (``<column>_ci95``, NaN for
-    one run) and the number of runs."""
+    """One row per group of ``by`` (in order of appearance; no ``by``: one row of all runs):
+    every other numeric column's mean over the group's runs, the 95% half width of those in
+    ``ci_of`` (``<column>_ci95``, NaN for one run) and the number of runs."""
     out = []
     numeric = [c for c in rows.select_dtypes("number").columns if c not in by]
-    for key, g in rows.groupby(list(by), sort=False):
+    groups = rows.groupby(list(by), sort=False) if by else [((), rows)]
+    for key, g in groups:
         row: dict[str, Any] = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
         for col in numeric:
             values = g[col].to_numpy(dtype=float)
@@ -110,6 +111,11 @@ def with_ci(row: pd.Series, col: str, digits: int = 3) -> str:
     half = row.get(f"{col}_ci95", np.nan)
     value = f"{row[col]:.{digits}f}"
     return f"{value} +- {half:.{digits}f}" if np.isfinite(half) else value
+
+
+def runs_note(row: pd.Series) -> str:
+    """ ", means of N runs" for a row of :func:`seed_means` over more than one run, else ""."""
+    return f", means of {row['runs']:.0f} runs" if row["runs"] > 1 else ""
 
 
 def decided(row: pd.Series, holds: Any, *cols: str) -> bool | None:
