@@ -14,7 +14,7 @@ from .. import register
 from ..base import Experiment, Figure, Outcome, Run
 from ..common import claim, known
 from .measure import decided, longest_stall, runs_note, seed_means, with_ci
-from .paper import LABEL, READINGS, SETUP, cc_spec, duration_of, seeds_of, wlan_scenario
+from .paper import CC, LABEL, READINGS, SETUP, cc_spec, duration_of, seeds_of, wlan_scenario
 
 #: The figures of a configuration whose 95% interval over seeds the table shows.
 STD = "per-second throughput std (Mb/s)"
@@ -262,12 +262,12 @@ def _ctcp_note(reading: str, res: Result) -> str:
             f"{head}: no round of congestion avoidance ended above the 38-packet low window (up0 "
             f"{when}; dwnd is off in slow start, draft-sridharan section 3), so CTCP ran as Reno here."
         )
-    median = float(diff["value"].median())
-    why = (
-        f"its backlog estimate diff (median {median:.0f} packets over the run) stays above gamma = 2, "
-        "so each round takes dwnd back down: the station queue holds that backlog, and CTCP runs "
-        "as Reno"
-        if opened < 1
-        else f"diff has a median of {median:.1f} packets"
+    values = diff["value"].to_numpy(dtype=float)
+    low = float((values < CC["ctcp"]["gamma"]).mean())
+    said = (
+        f"its backlog estimate diff had a median of {np.median(values):.1f} packets and was below "
+        f"gamma = {CC['ctcp']['gamma']:g}, where dwnd grows, in {low:.0%} of the samples"
     )
-    return f"{head}; {why}."
+    if opened < 1:
+        return f"{head}: {said}. The station's queue holds that backlog, so CTCP ran as Reno."
+    return f"{head} (mean {dwnd.mean():.1f}): {said}."
