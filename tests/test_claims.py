@@ -252,21 +252,24 @@ def test_a_range_claim_decides_by_whole_intervals():
     assert claim.detail == "lowest 0.92; 1 of 1 outside [0.95, 1]"
 
 
-def test_a_seeds_claim_holds_only_where_every_seed_shows_it():
-    """Something a paper saw in its one run holds when every seed shows it, fails when at most
-    half do, is undecided in between; seeds without data are left out, and none with data is
-    not evaluated."""
+def test_a_seeds_claim_asks_whether_most_runs_show_it():
+    """Something a paper saw in its one run, checked in each seed, is decided by the sign test:
+    with five seeds it holds when all five show it, fails when none does, and is undecided in
+    between; one seed decides alone; seeds without data are left out and counted, and none
+    with data is not evaluated."""
 
     def verdict(*seeds):
         return seeds_claim("t", list(seeds)).verdict
 
-    assert verdict(True, True, True) == "holds" and verdict(True) == "holds"
-    assert verdict(True, False, False, True) == "unexplained", "two of four is at most half"
-    assert verdict(False) == "unexplained"
-    assert verdict(True, True, False) == "undecided"
-    assert verdict(True, None, float("nan")) == "holds", "seeds without data are left out"
+    assert verdict(*[True] * 5) == "holds" and verdict(*[False] * 5) == "unexplained"
+    assert verdict(True, True, True, True, False) == "undecided"
+    assert verdict(True, False, False, False, False) == "undecided"
+    assert verdict(True, True, True) == "undecided", "three of three: p = 1/8, not below 0.05"
+    assert verdict(True) == "holds" and verdict(False) == "unexplained", "one seed decides alone"
+    assert verdict(*[True] * 5, None, float("nan")) == "holds", "seeds without data are left out"
     assert verdict() == "not evaluated" and verdict(None) == "not evaluated"
-    assert seeds_claim("t", [True, False, True], "x").detail == "in 2 of 3 seeds; x"
+    c = seeds_claim("t", [True, False, None], "x")
+    assert c.detail == "in 1 of 2 seeds (1 without data); x" and c.verdict == "undecided"
 
 
 def test_phase_ablation_randomises_only_the_senders_and_breaks_the_phase_lock():

@@ -127,3 +127,15 @@ def test_bounds_are_the_interval_or_the_one_value():
     two = mean_ci([1.0, 3.0])
     assert two.bounds == (two.low, two.high) and two.low < 2.0 < two.high
     assert mean_ci([2.5]).bounds == (2.5, 2.5)
+
+
+def test_in_most_runs_is_the_one_sided_sign_test():
+    """p(all of n | 1/2) = 2^-n: four of four runs is 0.0625, above 0.05, five of five decides."""
+    from tcplab.analysis.stats import in_most_runs
+
+    assert in_most_runs(5, 5) is True and in_most_runs(0, 5) is False
+    assert in_most_runs(4, 4) is None and in_most_runs(4, 5) is None and in_most_runs(1, 5) is None
+    assert in_most_runs(8, 10) is None and in_most_runs(9, 10) is True and in_most_runs(1, 10) is False
+    assert in_most_runs(1, 1) is True and in_most_runs(0, 1) is False, "one run decides alone"
+    with pytest.raises(ValueError, match="shown must be in 0..runs"):
+        in_most_runs(3, 2)

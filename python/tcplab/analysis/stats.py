@@ -34,6 +34,7 @@ __all__ = [
     "per_kind_stats",
     "jain_per_run",
     "jain_index",
+    "in_most_runs",
 ]
 
 
@@ -58,6 +59,23 @@ class ConfidenceInterval:
         """(low, high); for one sample, which has no interval, the value itself twice: a
         check on one run is decided by that run."""
         return (self.low, self.high) if self.n > 1 else (self.mean, self.mean)
+
+
+def in_most_runs(shown: int, runs: int, alpha: float = 0.05) -> bool | None:
+    """Whether something seen in ``shown`` of ``runs`` independent runs happens in most runs:
+    the one-sided sign test at level ``alpha`` against a chance of one half. True when the
+    chance is above one half (with five runs: all five show it), False when below (none of
+    five), None when the runs cannot tell (more runs could). One run decides alone, as a
+    one-run figure does (:attr:`ConfidenceInterval.bounds`)."""
+    if not 0 <= shown <= runs or runs < 1:
+        raise ValueError(f"shown must be in 0..runs and runs at least 1; got {shown} of {runs}")
+    if runs == 1:
+        return bool(shown)
+    if _st.binomtest(shown, runs, 0.5, alternative="greater").pvalue <= alpha:
+        return True
+    if _st.binomtest(shown, runs, 0.5, alternative="less").pvalue <= alpha:
+        return False
+    return None
 
 
 def _values(name: str, values: Any) -> np.ndarray:

@@ -13,7 +13,7 @@ matplotlib.rcParams["figure.max_open_warning"] = 0  # a report holds many figure
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ..analysis.stats import concat_flows, mean_ci  # noqa: E402
+from ..analysis.stats import concat_flows, in_most_runs, mean_ci  # noqa: E402
 from ..result import Result  # noqa: E402
 from .base import Claim, Published  # noqa: E402
 
@@ -92,20 +92,23 @@ def range_claim(
 
 
 def seeds_claim(text: str, per_seed: Sequence[bool | None], detail: str = "") -> Claim:
-    """A claim about something a paper saw in one run (a starved flow, a quiet queue), checked
-    in each of our seeds: it holds when every seed shows it, fails when at most half do, and
-    is undecided in between (more seeds could decide). Seeds without the data (None) are left
-    out; none with data is "not evaluated". The detail says in how many seeds it held."""
-    seen = [bool(v) for v in per_seed if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    """A claim about something a paper saw in its one run (a starved flow, a quiet queue),
+    checked in each of our seeds and read as "it happens in most runs": decided by the sign
+    test of :func:`~tcplab.analysis.stats.in_most_runs` (with five seeds it holds when all five
+    show it, fails when none does, and is undecided in between; one seed decides alone). Seeds
+    without the data (None or NaN) are left out and counted in the detail; none with data is
+    "not evaluated"."""
+    seen = [bool(v) for v in per_seed if known(v)]
     if not seen:
         return Claim(text, None, detail)
     k, n = sum(seen), len(seen)
-    said = f"in {k} of {n} seeds" + (f"; {detail}" if detail else "")
-    if k == n:
-        return Claim(text, True, said)
-    if 2 * k <= n:
-        return Claim(text, False, said)
-    return Claim(text, None, said, undecided=True)
+    missing = len(per_seed) - n
+    said = f"in {k} of {n} seeds" + (f" ({missing} without data)" if missing else "")
+    said += f"; {detail}" if detail else ""
+    verdict = in_most_runs(k, n)
+    if verdict is None:
+        return Claim(text, None, said, undecided=True)
+    return Claim(text, verdict, said)
 
 
 def _range(lo: float, hi: float) -> str:

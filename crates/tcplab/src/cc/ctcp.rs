@@ -235,6 +235,19 @@ mod tests {
     }
 
     #[test]
+    fn min_rtt_is_the_smallest_sample_of_the_last_round() {
+        let mut cc = Ctcp::new(CtcpParams::default());
+        let mut pipe = Script::new(40.0, 20.0);
+        pipe.start(&mut cc);
+        pipe.round(&mut cc, Time::from_millis(100));
+        let ms = [130, 110, 120];
+        let acks = pipe.round_with(&mut cc, |i| Time::from_millis(ms[i as usize % 3]));
+        assert!(acks >= 3, "the round holds every sample");
+        assert!((Script::var(&cc, "min_rtt") - 0.110).abs() < 1e-9);
+        assert!((Script::var(&cc, "base_rtt") - 0.100).abs() < 1e-9);
+    }
+
+    #[test]
     fn dwnd_grows_without_queueing_and_is_cut_by_backlog_and_loss() {
         let mut cc = Ctcp::new(CtcpParams::default());
         // In congestion avoidance above low_window.

@@ -50,7 +50,7 @@ class Fig5(Experiment):
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
-        runs = [_Starvation(p["seed"], res) for p, res in sorted(results, key=lambda pr: pr[0]["seed"])]
+        runs = [_SeedRun(p["seed"], res) for p, res in sorted(results, key=lambda pr: pr[0]["seed"])]
         if not runs:
             return out
         first = runs[0]
@@ -86,8 +86,8 @@ class Fig5(Experiment):
                 f"Many ACKs are dropped at the AP (at least {MANY_ACK_DROPS:.0%} of the ACKs the "
                 "receiver sent)",
                 decided(m, m["ap_ack_drop_share"] >= MANY_ACK_DROPS, "ap_ack_drop_share"),
-                f"{with_ci(m, 'ap_ack_drop_share')} of the ACKs dropped ({m['ap_ack_drops']:.0f} per run)"
-                + runs_note(m),
+                f"{with_ci(m, 'ap_ack_drop_share', 1, percent=True)} of the ACKs dropped "
+                f"({m['ap_ack_drops']:.0f} per run)" + runs_note(m),
             )
         )
         out.claims.append(
@@ -113,9 +113,10 @@ class Fig5(Experiment):
         return out
 
 
-class _Starvation:
-    """One seed's run: its slowest flow (004's starved_flow) against its median flow
-    (normal_flow)."""
+class _SeedRun:
+    """One seed's run as 004's fig. 5 reads it: its slowest flow (starved_flow) against its
+    median flow (normal_flow), their windows in the second half of the run and the segments
+    each sent in the measured window (from the event log)."""
 
     def __init__(self, seed: int, res):
         self.seed, self.res = seed, res
@@ -125,55 +126,72 @@ class _Starvation:
         self.starved_i, self.normal_i = int(order[0]), int(order[len(order) // 2])
         ev = res.events
         start = res.meta["measure"][0]
+        self.logged = bool(len(ev)) and bool((ev["event"] == "send").any())
         self.sends = ev[(ev["event"] == "send") & (ev["time"] >= start)].groupby("flow").size()
-        late = res.meta["duration"] / 2
-        self.late = late
-        series = res.series[res.series["time"] >= late]
+        self.late = res.meta["duration"] / 2
+        series = res.series[res.series["time"] >= self.late]
         self.starved_cwnd = series[series["flow"] == self.starved_i]["cwnd"]
         self.normal_cwnd = series[series["flow"] == self.normal_i]["cwnd"]
 
     def row(self) -> dict:
+        """The run's summary (measure.run_summary) and what the starved flow sent."""
         return {"seed": self.seed, **self.summary, "starved_sent": self.sent(self.starved_i)}
 
     def flows(self) -> pd.DataFrame:
+        """The flow table with each flow's segments sent in the measured window."""
         return self.ft.assign(sent_in_window=[self.sent(i) for i in self.ft.index])
 
     def sent(self, flow: int) -> int:
+        """Segments ``flow`` sent in the measured window, by the event log."""
         return int(self.sends.get(flow, 0))
 
     def fair(self) -> float:
+        """The fair share: total throughput over the flows (Mb/s)."""
         return self.summary["total_mbps"] / len(self.ft)
 
     def median(self) -> float:
+        """The median flow's throughput (Mb/s)."""
         return float(self.ft["mbps"].median())
 
     def some_starve(self) -> bool:
+        """A flow below STARVED_SHARE of the fair share while the median flow keeps at least
+        half of it."""
         return self.summary["starved_up"] >= 1 and self.median() >= 0.5 * self.fair()
 
     def starve_text(self) -> str:
+        """The figures :meth:`some_starve` decides on."""
         return (
             f"seed {self.seed}: {self.summary['starved_up']} of {len(self.ft)} below "
             f"{STARVED_SHARE:.0%} of the fair share ({self.fair():.2f} Mb/s), median {self.median():.2f}"
         )
 
     def cwnd_stays_small(self) -> bool | None:
+        """The starved flow's largest window stays below the normal flow's mean (second half);
+        None without samples."""
         if not len(self.starved_cwnd) or not len(self.normal_cwnd):
             return None
         return float(self.starved_cwnd.max()) < float(self.normal_cwnd.mean())
 
     def cwnd_text(self) -> str:
+        """The figures :meth:`cwnd_stays_small` decides on."""
         return (
             f"seed {self.seed} after {self.late:.0f} s: starved max {self.starved_cwnd.max():.1f}, "
             f"normal mean {self.normal_cwnd.mean():.1f}"
         )
 
-    def sends_almost_nothing(self) -> bool:
+    def sends_almost_nothing(self) -> bool | None:
+        """The starved flow sent under a tenth of the normal flow's segments; None when the
+        event log holds no sends (nothing to count)."""
+        if not self.logged:
+            return None
         return self.sent(self.starved_i) < 0.1 * max(self.sent(self.normal_i), 1)
 
     def sends_text(self) -> str:
+        """The figures :meth:`sends_almost_nothing` decides on."""
         return f"seed {self.seed}: starved {self.sent(self.starved_i)}, normal {self.sent(self.normal_i)}"
 
     def figure(self) -> Figure:
+        """004's fig. 5 from this run: the two windows, the AP's ACK queue and its ACK drops."""
         res, ft = self.res, self.ft
         fig, (a, b, c) = plt.subplots(3, 1, figsize=(6.4, 7.2), sharex=True)
         for i, lab, col in ((self.normal_i, "normal_flow", "C0"), (self.starved_i, "starved_flow", "C3")):

@@ -9,7 +9,7 @@ import pandas as pd
 from .. import register
 from ..base import Experiment, Figure, Outcome, Run
 from ..common import claim, every
-from .measure import run_summary, seed_means, up_over_down
+from .measure import run_summary, runs_note, seed_means, up_over_down, with_ci
 from .paper import (
     AP_BUFFER,
     CC,
@@ -27,11 +27,6 @@ from .paper import (
 
 #: The figures of a configuration whose 95% interval over seeds the table shows.
 WITH_CI = ("up_mean_mbps", "down_mean_mbps", "jain_all")
-
-
-def runs_of(table: pd.DataFrame) -> int:
-    """The fewest runs behind a row of the table."""
-    return int(table["runs"].min()) if len(table) else 0
 
 
 @register
@@ -71,11 +66,14 @@ class Fig7(Experiment):
 
     def analyze(self, results, quick) -> Outcome:
         out = Outcome(self)
-        rows = [{"cc": p["cc"], "ap_buffer": p["ap_buffer"], **run_summary(r)} for p, r in results]
+        rows = [
+            {"cc": p["cc"], "ap_buffer": p["ap_buffer"], "seed": p["seed"], **run_summary(r)}
+            for p, r in results
+        ]
         if not rows:
             return out
-        runs = pd.DataFrame(rows).sort_values(["cc", "ap_buffer"])
-        table = seed_means(runs, ["cc", "ap_buffer"], WITH_CI)
+        runs = pd.DataFrame(rows).sort_values(["cc", "ap_buffer", "seed"])
+        table = seed_means(runs.drop(columns="seed"), ["cc", "ap_buffer"], WITH_CI)
         # The ratio of the mean rates (as figs. 8-10): a mean of per-run ratios is dominated by
         # runs whose downlinks all but starve.
         table["up_over_down"] = [
@@ -100,6 +98,7 @@ class Fig7(Experiment):
             "timeouts",
         ]
         out.tables["mean throughput per direction (Mb/s)"] = table[cols].reset_index(drop=True)
+        out.tables["per run"] = runs.reset_index(drop=True)
 
         fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
         for ax, group, lab in (
@@ -131,11 +130,11 @@ class Fig7(Experiment):
                 "directions",
                 fig,
                 "Fig. 7: mean throughput of uplink (solid) and downlink (dashed) flows vs AP buffer"
-                + (f" (means over {runs_of(table)} seeds, 95% intervals)" if runs_of(table) > 1 else ""),
+                + (f" ({runs_note(table).removeprefix(', ')}, 95% intervals)" if runs_note(table) else ""),
             )
         )
 
-        seeds = f" (means of {runs_of(table)} runs a point)" if runs_of(table) > 1 else ""
+        seeds = runs_note(table)
         lb = table[table["cc"].isin(LOSS_BASED)]
         worst = lb.sort_values("up_over_down").iloc[0] if len(lb) else None
         out.claims.append(
@@ -166,8 +165,8 @@ class Fig7(Experiment):
                     "Delay-based TCP is fairer with a large AP buffer than with a small one",
                     every(big.set_index("cc")["jain_all"] >= small.set_index("cc")["jain_all"]),
                     ", ".join(
-                        f"{LABEL[cc]} Jain {small.set_index('cc').loc[cc, 'jain_all']:.2f} -> "
-                        f"{big.set_index('cc').loc[cc, 'jain_all']:.2f}"
+                        f"{LABEL[cc]} Jain {with_ci(small.set_index('cc').loc[cc], 'jain_all', 2)} -> "
+                        f"{with_ci(big.set_index('cc').loc[cc], 'jain_all', 2)}"
                         for cc in big["cc"]
                     )
                     + seeds,

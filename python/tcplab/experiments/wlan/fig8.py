@@ -7,7 +7,7 @@ from .. import register
 from ..ablation import ack_loss_pause_ablation, stack_ablations
 from ..base import Outcome
 from ..common import claim, comparison
-from .measure import decided, with_ci
+from .measure import decided, runs_note, with_ci
 from .methods import MethodsExperiment
 from .paper import FAIR_JAIN, FIG8_PUBLISHED, METHODS, PAPER_METHODS, SETUP
 
@@ -47,8 +47,7 @@ class Fig8(MethodsExperiment):
             return None if f is None else not f
 
         def desc(r):
-            runs = f" (mean of {r['runs']} runs)" if r["runs"] > 1 else ""
-            return f"Jain {with_ci(r, 'jain_up')}, {r['starved_up']:.1f} starved per run{runs}"
+            return f"Jain {with_ci(r, 'jain_up')}, {r['starved_up']:.1f} starved per run{runs_note(r)}"
 
         out.claims += [
             claim(

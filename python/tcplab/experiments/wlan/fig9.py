@@ -8,7 +8,7 @@ import pandas as pd
 from .. import register
 from ..base import Experiment, Figure, Outcome, Run
 from ..common import claim
-from .measure import decided, flow_table, per_flow_bars, run_summary, seed_means, with_ci
+from .measure import decided, flow_table, per_flow_bars, run_summary, runs_note, seed_means, with_ci
 from .paper import FAIR_JAIN, METHODS, SETUP, duration_of, seeds_of
 
 
@@ -71,8 +71,7 @@ class Fig9(Experiment):
                     decided(
                         b, b["near_over_far"] > 1.25 and b["jain_up"] < FAIR_JAIN, "near_over_far", "jain_up"
                     ),
-                    f"near/far {with_ci(b, 'near_over_far', 2)}, Jain {with_ci(b, 'jain_up')} (mean of "
-                    f"{b['runs']} runs)",
+                    f"near/far {with_ci(b, 'near_over_far', 2)}, Jain {with_ci(b, 'jain_up')}{runs_note(b)}",
                 )
             )
         if "d" in t.index:
@@ -87,8 +86,7 @@ class Fig9(Experiment):
                         "near_over_far",
                         "jain_up",
                     ),
-                    f"near/far {with_ci(d, 'near_over_far', 2)}, Jain {with_ci(d, 'jain_up')} (mean of "
-                    f"{d['runs']} runs)",
+                    f"near/far {with_ci(d, 'near_over_far', 2)}, Jain {with_ci(d, 'jain_up')}{runs_note(d)}",
                 )
             )
         if "b*" in t.index:

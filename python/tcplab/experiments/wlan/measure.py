@@ -106,19 +106,23 @@ def seed_means(rows: pd.DataFrame, by: Sequence[str], ci_of: Sequence[str]) -> p
     return pd.DataFrame(out)
 
 
-def with_ci(row: pd.Series, col: str, digits: int = 3) -> str:
-    """``row[col]`` with its 95% half width over runs (from :func:`seed_means`) when it has one."""
+def with_ci(row: pd.Series, col: str, digits: int = 3, percent: bool = False) -> str:
+    """``row[col]`` with its 95% half width over runs (from :func:`seed_means`) when it has one;
+    ``percent`` shows a share in per cent."""
     half = row.get(f"{col}_ci95", np.nan)
-    value = f"{row[col]:.{digits}f}"
-    return f"{value} +- {half:.{digits}f}" if np.isfinite(half) else value
+    scale, unit = (100.0, "%") if percent else (1.0, "")
+    value = f"{row[col] * scale:.{digits}f}{unit}"
+    return f"{value} +- {half * scale:.{digits}f}{unit}" if np.isfinite(half) else value
 
 
-def runs_note(row: pd.Series) -> str:
-    """ ", means of N runs" for a row of :func:`seed_means` over more than one run, else ""."""
-    return f", means of {row['runs']:.0f} runs" if row["runs"] > 1 else ""
+def runs_note(rows: pd.Series | pd.DataFrame) -> str:
+    """The suffix ``, means of N runs`` for a row (or a table: its fewest runs) of
+    :func:`seed_means` over more than one run; empty for single runs."""
+    runs = int(rows["runs"].min()) if isinstance(rows, pd.DataFrame) else int(rows["runs"])
+    return f", means of {runs} runs" if runs > 1 else ""
 
 
-def decided(row: pd.Series, holds: Any, *cols: str) -> bool | None:
+def decided(row: pd.Series | dict[str, Any], holds: Any, *cols: str) -> bool | None:
     """``holds`` as a verdict when the figures ``cols`` of ``row`` it rests on are all known,
     else None: a claim on a NaN figure is not evaluated."""
     return bool(holds) if known(*(row[c] for c in cols)) else None
