@@ -348,8 +348,7 @@ class BbrWlan(Experiment):
     paper = "beyond"
     title = "BBR in 004's WLAN beside the paper's algorithms: fairness between directions, AP queue, delays"
     setup = (
-        SETUP
-        + " BBR (v1, no parameters) runs Linux's loss recovery (linux stack: SACK, RACK, PRR) on the "
+        SETUP + " BBR (v1, no parameters) runs Linux's loss recovery (linux stack: SACK, RACK, PRR) on the "
         "same 1000-byte segments with an ACK per segment; the paper's algorithms run the NS-2 stack. "
         "Three set-ups: 8 uplinks + 8 downlinks of one algorithm, AP buffer 25, 50, 100 and 200 packets "
         "(fig. 7; the paper's eight algorithms and BBR); two uplinks with every frame's wireless delay "
