@@ -67,6 +67,18 @@ def test_explain_flips_only_claims_that_hold_under_the_ablation():
     assert record.flipped == ["a"] and record.unchanged == ["b"] and record.runs == 3
 
 
+def test_explain_matches_claims_of_the_same_text_in_order():
+    """An experiment may state one claim twice (say once per case): the ablation's first is
+    compared with the defaults' first, its second with the second."""
+    ab = Ablation("lt", "threshold-rule", 'threshold_decrease = "rtt_decreased"', lambda d: None)
+    base = _outcome(Claim("same", True), Claim("same", False))
+    under = _outcome(Claim("same", False, "first"), Claim("same", True, "second"))
+    explain(base, [(ab, 2, under)])
+    assert [c.verdict for c in base.claims] == ["holds", "explained"]
+    assert base.claims[1].explanation.endswith(": second")
+    assert base.claims[0].tried == ['threshold_decrease = "rtt_decreased": fails (first)']
+
+
 def test_explain_does_not_count_unevaluated_ablation_as_evidence():
     ab = Ablation("x", "stack-conventions", "min_rto = 1", lambda d: None, claims=("a",))
     base = _outcome(Claim("a", False))

@@ -210,6 +210,40 @@ def test_fig10_13_runs_reno_in_the_delay_based_flows_place(tmp_path):
     assert all("jitter" in p for p in reno) and not any("jitter" in p for p in code)
 
 
+def test_vegas_a_fair_share_claim_compares_with_reno_in_its_place():
+    """000 section 4.2 on fig. 11: Vegas-A "cannot obtain a fair share": below Reno in its place
+    at every RTT, not below Reno itself (at 200 ms it gets more than Reno, less than its share)."""
+    from tcplab.experiments.code_tcp.fig10_13 import vegas_a_fair_share_claim
+
+    table = pd.DataFrame(
+        {"variant": "vegas_a", "case": "Reno swept", "rtt_ms": [20, 200], "ratio": [0.1, 1.3]}
+    )
+    baseline = pd.DataFrame({"case": "Reno swept", "rtt_ms": [20, 200], "ratio": [0.4, 3.5]})
+    c = vegas_a_fair_share_claim(table, baseline, "Reno swept")
+    assert c.passed is True and c.detail == "20: 0.10 vs Reno's 0.40, 200: 1.30 vs Reno's 3.50"
+    assert vegas_a_fair_share_claim(table.assign(ratio=[0.1, 3.6]), baseline, "Reno swept").passed is False
+    nan = baseline.assign(ratio=[0.4, float("nan")])
+    assert vegas_a_fair_share_claim(table, nan, "Reno swept").passed is None
+
+
+def test_rtt_sweeps_check_section_4_2s_statements_only():
+    from tcplab.experiments.code_tcp.sweep import pair_claims
+
+    rows = [
+        {"variant": v, "x": x, "ratio": r}
+        for v, r in (("vegas", 0.1), ("vegas_a", 0.3), ("newvegas", 0.6), ("code", 0.9))
+        for x in (1, 2)
+    ]
+    table = pd.DataFrame(rows)
+    full = [c.text for c in pair_claims(table, "x", "point")]
+    rtt = [c.text for c in pair_claims(table, "x", "point", section="4.2")]
+    assert len(full) == 7 and set(rtt) < set(full)
+    assert [t.split(" ")[0] for t in rtt] == ["Vegas", "NewVegas", "CODE's"]
+    assert all("over every point" in t for t in full if t.startswith("CODE's ratio is closer"))
+    with pytest.raises(ValueError, match="section must be"):
+        pair_claims(table, "x", "point", section="4.3")
+
+
 def test_fair_share_claim_compares_with_reno_in_codes_place():
     from tcplab.experiments.code_tcp.fig10_13 import fair_share_claim
 

@@ -98,25 +98,26 @@ def explain(
     quick_control: Outcome | None = None,
 ) -> None:
     """Marks the failing claims of ``outcome`` that hold under an ablation (by identical claim
-    text) as explained by its cause, and lists with a holding claim the ablations under which
-    it fails; ``ablations`` holds (ablation, run count, its outcome).
-    A quick ablation counts only where ``quick_control`` (the defaults at the quick size)
-    fails too: a claim that holds at the quick size's fewer points with the defaults says
-    nothing about the option."""
-    control = {c.text: c for c in quick_control.claims} if quick_control is not None else None
+    text, and among claims of the same text by their order) as explained by its cause, and
+    lists with a holding claim the ablations under which it fails; ``ablations`` holds
+    (ablation, run count, its outcome). A quick ablation counts only where ``quick_control``
+    (the defaults at the quick size) fails too: a claim that holds at the quick size's fewer
+    points with the defaults says nothing about the option."""
+    control = _by_text(quick_control.claims) if quick_control is not None else None
+    mine = list(_by_text(outcome.claims).items())
     for ablation, runs, ab_outcome in ablations:
         record = AblationResult(ablation, runs)
-        under = {c.text: c for c in ab_outcome.claims}
-        for c in outcome.claims:
+        under = _by_text(ab_outcome.claims)
+        for key, c in mine:
             if not ablation.addresses(c.text):
                 continue
-            other = under.get(c.text)
+            other = under.get(key)
             if c.passed is True:
-                _note_broken(c, ablation, other, control)
+                _note_broken(c, ablation, other, control, key)
                 continue
             if c.passed is not False:
                 continue
-            if ablation.quick and control is not None and _not_failing(control.get(c.text)):
+            if ablation.quick and control is not None and _not_failing(control.get(key)):
                 record.unchanged.append(c.text)
                 c.tried.append(
                     f"{ablation.change}: not comparable (at the quick size the defaults do not fail "
@@ -148,14 +149,33 @@ def explain(
         outcome.ablations.append(record)
 
 
-def _note_broken(c: Claim, ablation: Ablation, other: Claim | None, control: dict[str, Claim] | None) -> None:
+def _by_text(claims: list[Claim]) -> dict[tuple[str, int], Claim]:
+    """Claims keyed by text and by how many earlier claims have the same text: an ablated
+    outcome's claims are matched to the defaults' by these (an experiment that states the
+    same claim twice, say per case, is matched claim by claim, in order)."""
+    seen: dict[str, int] = {}
+    out = {}
+    for c in claims:
+        k = seen.get(c.text, 0)
+        seen[c.text] = k + 1
+        out[(c.text, k)] = c
+    return out
+
+
+def _note_broken(
+    c: Claim,
+    ablation: Ablation,
+    other: Claim | None,
+    control: dict[tuple[str, int], Claim] | None,
+    key: tuple[str, int],
+) -> None:
     """A claim that holds with the defaults but fails under an ablation says the option
     matters to it too: the report lists it with the claim (a quick ablation only where the
     defaults at the quick size hold as well)."""
     if other is None or other.passed is not False:
         return
     if ablation.quick and control is not None:
-        defaults = control.get(c.text)
+        defaults = control.get(key)
         if defaults is None or defaults.passed is not True:
             return
     c.tried.append(f"{ablation.change}: fails" + (f" ({other.detail})" if other.detail else ""))
