@@ -69,14 +69,20 @@ def test_explain_flips_only_claims_that_hold_under_the_ablation():
 
 def test_explain_matches_claims_of_the_same_text_in_order():
     """An experiment may state one claim twice (say once per case): the ablation's first is
-    compared with the defaults' first, its second with the second."""
+    compared with the defaults' first, its second with the second; where the two outcomes state
+    it a different number of times, which is which cannot be told and nothing is compared."""
     ab = Ablation("lt", "threshold-rule", 'threshold_decrease = "rtt_decreased"', lambda d: None)
-    base = _outcome(Claim("same", True), Claim("same", False))
-    under = _outcome(Claim("same", False, "first"), Claim("same", True, "second"))
+    base = _outcome(Claim("same", False), Claim("same", True))
+    under = _outcome(Claim("same", True, "first"), Claim("same", False, "second"))
     explain(base, [(ab, 2, under)])
-    assert [c.verdict for c in base.claims] == ["holds", "explained"]
-    assert base.claims[1].explanation.endswith(": second")
-    assert base.claims[0].tried == ['threshold_decrease = "rtt_decreased": fails (first)']
+    assert [c.verdict for c in base.claims] == ["explained", "holds"]
+    assert base.claims[0].explanation.endswith(": first")
+    assert base.claims[1].tried == ['threshold_decrease = "rtt_decreased": fails (second)']
+
+    base = _outcome(Claim("same", False), Claim("same", False))
+    explain(base, [(ab, 1, _outcome(Claim("same", True)))])
+    assert [c.verdict for c in base.claims] == ["unexplained", "unexplained"]
+    assert all(c.tried == ['threshold_decrease = "rtt_decreased": not evaluated'] for c in base.claims)
 
 
 def test_explain_does_not_count_unevaluated_ablation_as_evidence():

@@ -199,7 +199,9 @@ def test_fig10_13_runs_reno_in_the_delay_based_flows_place(tmp_path):
     by_case = base.set_index("case")["ratio"]
     # 20 ms against 50 ms: the shorter-RTT Reno gets more, whichever of the two it is.
     assert by_case["delay-based swept"] > 1 > by_case["Reno swept"]
-    fair = {c.text.split("(")[1].split(")")[0]: c for c in o.claims if "fair share" in c.text}
+    fair = {
+        c.text.split("(")[1].split(")")[0]: c for c in o.claims if "CODE" in c.text and "fair share" in c.text
+    }
     assert fair["delay-based swept"].passed is not None, fair["delay-based swept"].detail
     assert fair["Reno swept"].passed is None and "no such point" in fair["Reno swept"].detail
     assert not any("close throughputs" in c.text for c in o.claims), "fig. 9's statement, not 4.2's"
@@ -211,8 +213,9 @@ def test_fig10_13_runs_reno_in_the_delay_based_flows_place(tmp_path):
 
 
 def test_vegas_a_fair_share_claim_compares_with_reno_in_its_place():
-    """000 section 4.2 on fig. 11: Vegas-A "cannot obtain a fair share": below Reno in its place
-    at every RTT, not below Reno itself (at 200 ms it gets more than Reno, less than its share)."""
+    """000 section 4.2 on fig. 11: Vegas-A "cannot obtain a fair share": below 1/1.5 of Reno in
+    its place at every RTT, not below Reno itself (at 200 ms it gets more than Reno, less than
+    its share)."""
     from tcplab.experiments.code_tcp.fig10_13 import vegas_a_fair_share_claim
 
     table = pd.DataFrame(
@@ -221,9 +224,13 @@ def test_vegas_a_fair_share_claim_compares_with_reno_in_its_place():
     baseline = pd.DataFrame({"case": "Reno swept", "rtt_ms": [20, 200], "ratio": [0.4, 3.5]})
     c = vegas_a_fair_share_claim(table, baseline, "Reno swept")
     assert c.passed is True and c.detail == "20: 0.10 vs Reno's 0.40, 200: 1.30 vs Reno's 3.50"
-    assert vegas_a_fair_share_claim(table.assign(ratio=[0.1, 3.6]), baseline, "Reno swept").passed is False
+    # 0.3 is below Reno's 0.4 but within the margin (0.4 / 1.5 = 0.27): a fair enough share.
+    assert vegas_a_fair_share_claim(table.assign(ratio=[0.3, 1.3]), baseline, "Reno swept").passed is False
     nan = baseline.assign(ratio=[0.4, float("nan")])
     assert vegas_a_fair_share_claim(table, nan, "Reno swept").passed is None
+    assert vegas_a_fair_share_claim(table, baseline.iloc[:1], "Reno swept").passed is None, (
+        "a point without Reno in its place decides nothing"
+    )
 
 
 def test_rtt_sweeps_check_section_4_2s_statements_only():
@@ -237,8 +244,11 @@ def test_rtt_sweeps_check_section_4_2s_statements_only():
     table = pd.DataFrame(rows)
     full = [c.text for c in pair_claims(table, "x", "point")]
     rtt = [c.text for c in pair_claims(table, "x", "point", section="4.2")]
-    assert len(full) == 7 and set(rtt) < set(full)
-    assert [t.split(" ")[0] for t in rtt] == ["Vegas", "NewVegas", "CODE's"]
+    assert len(full) == 7 and len(rtt) == 4
+    assert [t.split(" ")[0] for t in rtt] == ["Vegas", "NewVegas", "NewVegas's", "CODE's"]
+    assert set(rtt) - set(full) == {
+        "NewVegas's ratio is above Vegas's at every point (section 4.2: a limited improvement)"
+    }
     assert all("over every point" in t for t in full if t.startswith("CODE's ratio is closer"))
     with pytest.raises(ValueError, match="section must be"):
         pair_claims(table, "x", "point", section="4.3")

@@ -103,12 +103,12 @@ def explain(
     (ablation, run count, its outcome). A quick ablation counts only where ``quick_control``
     (the defaults at the quick size) fails too: a claim that holds at the quick size's fewer
     points with the defaults says nothing about the option."""
-    control = _by_text(quick_control.claims) if quick_control is not None else None
-    mine = list(_by_text(outcome.claims).items())
+    mine = _by_text(outcome.claims)
+    control = _by_text(quick_control.claims, mine) if quick_control is not None else None
     for ablation, runs, ab_outcome in ablations:
         record = AblationResult(ablation, runs)
-        under = _by_text(ab_outcome.claims)
-        for key, c in mine:
+        under = _by_text(ab_outcome.claims, mine)
+        for key, c in mine.items():
             if not ablation.addresses(c.text):
                 continue
             other = under.get(key)
@@ -149,17 +149,26 @@ def explain(
         outcome.ablations.append(record)
 
 
-def _by_text(claims: list[Claim]) -> dict[tuple[str, int], Claim]:
+def _by_text(
+    claims: list[Claim], like: dict[tuple[str, int], Claim] | None = None
+) -> dict[tuple[str, int], Claim]:
     """Claims keyed by text and by how many earlier claims have the same text: an ablated
     outcome's claims are matched to the defaults' by these (an experiment that states the
-    same claim twice, say per case, is matched claim by claim, in order)."""
+    same claim twice, say per case, is matched claim by claim, in order). With ``like`` (the
+    defaults' claims so keyed), a text stated a different number of times than there is left
+    out: which claim matches which cannot be told (the claim is then not compared)."""
     seen: dict[str, int] = {}
     out = {}
     for c in claims:
         k = seen.get(c.text, 0)
         seen[c.text] = k + 1
         out[(c.text, k)] = c
-    return out
+    if like is None:
+        return out
+    theirs: dict[str, int] = {}
+    for text, _ in like:
+        theirs[text] = theirs.get(text, 0) + 1
+    return {key: c for key, c in out.items() if seen[key[0]] == theirs.get(key[0], seen[key[0]])}
 
 
 def _note_broken(
