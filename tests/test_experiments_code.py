@@ -268,3 +268,26 @@ def test_fair_share_claim_compares_with_reno_in_codes_place():
     assert c.passed is False and "20:" not in c.detail and "200: 9.00 vs Reno's 5.00" in c.detail
     baseline.loc[2, "ratio"] = 6.0
     assert fair_share_claim(table, baseline, "Reno swept").passed is True
+
+
+def test_fig19_claims_need_every_point_of_a_side():
+    """Section 4.6's claims average each partner's ratio over the sweep: decided on a complete
+    side, not evaluated on a side with a point missing (a kernel run not made or failed)."""
+    from tcplab.experiments.code_tcp.linux_fig19 import fig19_claims
+
+    table = pd.DataFrame(
+        {
+            "partner": ["vegas", "newvegas", "code"] * 2,
+            "bandwidth_mbps": [10] * 3 + [30] * 3,
+            "ratio_kernel": [0.1, 0.3, 0.5, 0.1, 0.4, 0.6],
+            "ratio_sim": [0.1, 0.3, 1.0, 0.2, 0.5, 0.9],
+        }
+    )
+    kernel_order, kernel_code, sim_order, sim_code = fig19_claims(table)
+    assert kernel_order.passed is True and kernel_code.passed is False, kernel_code.detail
+    assert kernel_code.detail == "mean ratio 0.55 (means over 2 bandwidths, one run each)"
+    assert sim_order.passed is True and sim_code.passed is True
+    gap = table.assign(ratio_kernel=[0.1, 0.3, 0.5, 0.1, float("nan"), 0.6])
+    claims = fig19_claims(gap)
+    assert [c.verdict for c in claims[:2]] == ["not evaluated"] * 2 and claims[2].passed is True
+    assert all(c.verdict == "not evaluated" for c in fig19_claims(table.drop(columns="ratio_kernel"))[:2])
