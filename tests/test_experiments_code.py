@@ -291,3 +291,6 @@ def test_fig19_claims_need_every_point_of_a_side():
     claims = fig19_claims(gap)
     assert [c.verdict for c in claims[:2]] == ["not evaluated"] * 2 and claims[2].passed is True
     assert all(c.verdict == "not evaluated" for c in fig19_claims(table.drop(columns="ratio_kernel"))[:2])
+    assert all(c.verdict == "not evaluated" for c in fig19_claims(table.drop(index=5))), (
+        "CODE without the 30 Mb/s point is a shorter sweep than the others'"
+    )

@@ -124,7 +124,8 @@ def fig19_claims(table: pd.DataFrame) -> list[Claim]:
     for b in ("kernel", "sim"):
         col, who = f"ratio_{b}", "Kernel" if b == "kernel" else "Simulator"
         have = set(table["partner"]) if len(table) else set()
-        complete = col in table and set(PARTNERS) <= have and bool(table[col].notna().all())
+        same_sweep = len(table) > 0 and table.groupby("partner").size().nunique() == 1
+        complete = col in table and set(PARTNERS) <= have and same_sweep and bool(table[col].notna().all())
         mean = table.groupby("partner")[col].mean() if complete else pd.Series(dtype=float)
         points = f" (means over {len(table) // len(PARTNERS)} bandwidths, one run each)" if complete else ""
         missing = "" if complete else "a point of the sweep has no run on this side"

@@ -239,7 +239,7 @@ class Fig2to4(Experiment):
             r = paper.loc["Reno"]
             out.notes.append(
                 f"With the 10000-packet station queue of the 'large enough' reading, the loss-based windows "
-                f"fill the station's queue (figures{seeds.removeprefix(',') or ' of one run'}): Reno's up0 "
+                f"fill the station's queue ({seeds.removeprefix(', ') or 'one run'}): Reno's up0 "
                 f"reaches cwnd {r['up0 max cwnd, whole run']:.0f} and a "
                 f"smoothed RTT of {r['up0 max srtt (s), whole run']:.1f} s (mean "
                 f"{r['up0 mean srtt (s)']:.1f} s over the measured window), and a lost "
@@ -260,7 +260,9 @@ def _ctcp_note(reading: str, seed: int, res: Result) -> str:
     v = res.cc_vars[res.cc_vars["flow"] == 0]
     dwnd = v[v["name"] == "dwnd"]["value"].to_numpy(dtype=float)
     diff = v[v["name"] == "diff"].dropna(subset=["value"])
-    opened = float(dwnd.max()) if dwnd.size else 0.0
+    if not dwnd.size:
+        return f"[{reading}, seed {seed}] CTCP's variables were not sampled in this run: nothing to say."
+    opened = float(dwnd.max())
     head = f"[{reading}, seed {seed}] CTCP's delay-based window dwnd (flow up0) reached {opened:.0f} packets"
     if not len(diff):
         s = res.series[res.series["flow"] == 0]

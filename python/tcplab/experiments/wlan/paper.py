@@ -8,8 +8,9 @@ packets (DropTail), one flow per station, every flow starts at 0, 200 s, through
 last 160 s. 004 runs each point once. Every figure runs five seeds here (the MAC's backoff
 draws differ from seed to seed; quick mode runs one): claims on a figure of a configuration
 are decided on its mean over seeds, shown with its 95% interval, and claims on something 004
-saw in its one run (a starved flow, an ACK queue without losses) hold when every seed shows
-it (``common.seeds_claim``). Time series are drawn from seed 1.
+saw in its one run (a starved flow, an ACK queue without losses) are checked per seed and
+decided by the sign test (``common.seeds_claim``: with five seeds they hold when all five show
+it and fail when none does). Time series are drawn from seed 1.
 
 Set-up choices where 004 is silent (all the engine's defaults, written out in ``SETUP``):
 1000-byte segments and 40-byte headers (NS-2's packetSize_), an ACK for every segment
