@@ -54,7 +54,8 @@ class LinuxConformance(Experiment):
         "and 100 ms, two flows together and 5 s apart), for the kernel's reno, cubic and bbr and tcplab's "
         "BPF Vegas, Veno, NewVegas and CODE, BBR against CUBIC on the one-flow points, and BBR's own "
         "point at 1 % loss; five runs a side, ten for the entries five left undecided "
-        "(conformance.SECOND_STAGE) (the simulator with the bed's measured delay-path "
+        "(conformance.SECOND_STAGE), twenty for those of reno, cubic, Vegas and Veno that ten left "
+        "undecided (conformance.THIRD_STAGE) (the simulator with the bed's measured delay-path "
         "jitter, both directions, for every algorithm). Segments carry 1000 payload bytes on both "
         "sides (the kernel's snd_mss); "
         "kernel figures from tcp_info sampled every 10 ms through sock_diag and the sender "
@@ -80,6 +81,7 @@ class LinuxConformance(Experiment):
         ack_latency: float | dict[str, Any] | None = cf.BED_ACK_LATENCY,
         app_read: float | dict[str, Any] | None = cf.BED_APP_READ,
         archive: Path | None = kernel_archive.ARCHIVE,
+        split_start: float | None = cf.BED_SPLIT_START,
     ):
         """``sim_stack``: the simulator's ``[tcp] stack`` ("linux" by default; None leaves it
         out); ``jitter``: the simulator's bottleneck jitter, both directions (None: none);
@@ -88,7 +90,9 @@ class LinuxConformance(Experiment):
         (the bed's measured distribution by default; None: none); ``app_read``: how long the
         simulated receiving applications take to read (the same kinds; the bed's by default;
         None: they read at once); ``archive``: the archived kernel runs to compare with where
-        the store lacks a kernel run (testbed/archive.py; None: only stored runs)."""
+        the store lacks a kernel run (testbed/archive.py; None: only stored runs);
+        ``split_start``: the chance that two flows started together reach the bottleneck one
+        window after the other (the bed's measured share by default; None: never)."""
         self.archive = archive
         self._kernel_keys: dict[bool, dict[tuple[str, str, int], str]] = {}
         self.sim_stack = _sim_stack_from_env() if sim_stack is _FROM_ENV else sim_stack
@@ -96,13 +100,20 @@ class LinuxConformance(Experiment):
         self.burst = burst
         self.ack_latency = ack_latency
         self.app_read = app_read
+        self.split_start = split_start
 
     def scenario(self, point: cf.Point, algo: str, seed: int = 1, **model: Any):
         """The simulated side of one matrix entry; ``model`` overrides the experiment's
-        ``burst``, ``ack_latency`` and ``app_read`` or sets ``app_push``, ``tso_defer``,
-        ``sack_compress``, ``pacing_unit``, ``host_egress``, ``rcv_truesize`` and ``shared_hosts``
-        (the bed-model ablations)."""
-        settings = {"burst": self.burst, "ack_latency": self.ack_latency, "app_read": self.app_read, **model}
+        ``burst``, ``ack_latency``, ``app_read`` and ``split_start`` or sets ``app_push``,
+        ``tso_defer``, ``sack_compress``, ``pacing_unit``, ``host_egress``, ``rcv_truesize`` and
+        ``shared_hosts`` (the bed-model ablations)."""
+        settings = {
+            "burst": self.burst,
+            "ack_latency": self.ack_latency,
+            "app_read": self.app_read,
+            "split_start": self.split_start,
+            **model,
+        }
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
 
     def bed_models(self) -> dict[str, dict[str, Any]]:
@@ -114,13 +125,18 @@ class LinuxConformance(Experiment):
         favour of PSH at burst ends, pacing whole GSO packets in favour of engine 0.3.8's
         segments (only paced flows, BBR's, differ), the shared sender's turns between flows by GSO
         packet in favour of engine 0.3.9's FIFO (only entries with two flows differ), the flows'
-        shared sender and receiver in favour of a host pair per flow), and with engine 0.3.3's
+        shared sender and receiver in favour of a host pair per flow, the measured share of runs
+        whose two flows' first windows reach the bottleneck one after the other in favour of
+        always interleaved (only the entries of flows started together differ)), and with engine 0.3.3's
         model, which had none of them (with 6.18's receiver; docs/kernel.md); and with one
         measured property the default leaves out, the receive window scaled by the receiver's
         memory per segment (``BED_RCV_TRUESIZE``). Only when the experiment runs the default model
         on the linux profile."""
-        default = (cf.BED_BURST, cf.BED_ACK_LATENCY, cf.BED_APP_READ)
-        if self.sim_stack != "linux" or (self.burst, self.ack_latency, self.app_read) != default:
+        default = (cf.BED_BURST, cf.BED_ACK_LATENCY, cf.BED_APP_READ, cf.BED_SPLIT_START)
+        if (
+            self.sim_stack != "linux"
+            or (self.burst, self.ack_latency, self.app_read, self.split_start) != default
+        ):
             return {}
         parts = {
             "no bucket": {"burst": None},
@@ -133,10 +149,12 @@ class LinuxConformance(Experiment):
             "FIFO sender (0.3.9)": {"host_egress": None},
             "window scaled by memory per segment": {"rcv_truesize": cf.BED_RCV_TRUESIZE},
             "a host pair per flow": {"shared_hosts": False},
+            "first windows always interleaved": {"split_start": None},
         }
         # Engine 0.3.3 had none of them: named, not merged from the parts above.
         old = {"burst": None, "app_read": None, "ack_latency": None, "tso_defer": False}
         old |= {"sack_compress": False, "app_push": "burst", "shared_hosts": False, "pacing_unit": "segment"}
+        old |= {"split_start": None}
         return {**parts, "engine 0.3.3's model, 6.18 receiver": old}
 
     def runs(self, quick: bool) -> list[Run]:
@@ -155,7 +173,8 @@ class LinuxConformance(Experiment):
     def _matrix(self, quick: bool):
         """Each matrix entry and repeat: (point, algorithm, parameters, its simulated scenario,
         its kernel run). Repeat-major: an interrupted matrix has every entry's first n runs
-        before any entry's (n+1)-th (an entry of the second stage has ten, cf.SECOND_STAGE)."""
+        before any entry's (n+1)-th (an entry of the second stage has ten, cf.SECOND_STAGE, of the
+        third twenty, cf.THIRD_STAGE)."""
         entries = cf.entries(quick)
         for repeat in range(max(cf.repeats(quick, p.name, a) for p, a in entries)):
             for point, algo in entries:
@@ -163,7 +182,9 @@ class LinuxConformance(Experiment):
                     continue
                 sim = self.scenario(point, algo, seed=1 + repeat)
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
-                kernel = Run({**params, "backend": "kernel"}, cf.kernel_scenario(sim), "kernel-native")
+                # The bed starts its flows as it does (the split is what the simulator models of it).
+                bed = cf.kernel_scenario(self.scenario(point, algo, seed=1 + repeat, split_start=None))
+                kernel = Run({**params, "backend": "kernel"}, bed, "kernel-native")
                 yield point, algo, params, sim, kernel
 
     def kernel_keys(self, quick: bool) -> dict[tuple[str, str, int], str]:
@@ -313,7 +334,10 @@ class LinuxConformance(Experiment):
                 ""
                 if quick
                 else f", ten for the {len(cf.SECOND_STAGE)} entries that five left undecided (a second "
-                "stage, conformance.SECOND_STAGE)"
+                f"stage, conformance.SECOND_STAGE), twenty for the {len(cf.THIRD_STAGE)} entries of the "
+                "algorithms held to the tolerances that ten left undecided (a third stage, "
+                "conformance.THIRD_STAGE; each stage's checks are decided on all its runs, so an "
+                "entry that needed more runs had more chances to pass or miss by chance)"
             )
             + ". A check passes when the 90 % confidence "
             "interval of the difference of the means (Welch) lies inside the tolerance, misses when it "

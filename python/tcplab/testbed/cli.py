@@ -91,6 +91,7 @@ def compare(
 ) -> None:
     """Run one scenario on the kernel test bed and in the simulator; print both side by side:
     per flow goodput, retransmissions, timeouts, RTTs, mean cwnd and (BBR) bandwidth estimate,
+    and how long the kernel's flow was held back by the receiver's window or its send buffer,
     then the bottleneck's queue and drops."""
     try:
         table = compare_runs(file, out_dir=out, capture=out is not None, native=native)
@@ -98,7 +99,8 @@ def compare(
         _fail(str(e))
     flows = table.set_index("name").T
     typer.echo(
-        "flows (kernel beside sim; RTTs in s, cwnd in segments, rates in b/s, over the measurement window):"
+        "flows (kernel beside sim; RTTs in s, cwnd in segments, rates in b/s, over the measurement window; "
+        "the kernel's busy and limited times in s over the whole run):"
     )
     typer.echo(flows.to_string())
     typer.echo("\nbottleneck (queue in packets, sampled every 10 ms on the kernel):")

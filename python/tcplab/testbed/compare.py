@@ -18,6 +18,9 @@ COLUMNS = ["goodput_bps", "retransmissions", "timeouts", "mean_rtt", "min_rtt"]
 #: BBR's bandwidth estimate (bits per second), from its ``bw`` variable (the kernel's bbr reports
 #: it through tcp_bbr_info).
 SERIES_COLUMNS = ["mean_cwnd", "mean_srtt", "p95_srtt", "mean_bw_estimate"]
+#: The kernel's own account of what held its flows back (testbed/runner.py, seconds over the
+#: run): no simulated counterpart, shown for the kernel side only.
+KERNEL_ONLY_COLUMNS = ["busy_time", "rwnd_limited_time", "sndbuf_limited_time"]
 LINK_COLUMNS = ["packets_sent", "mean_queue", "max_queue", "drops_buffer_overflow", "drops_random_loss"]
 
 
@@ -71,8 +74,9 @@ def compare(
     """Runs ``scenario`` on the kernel test bed and in the simulator; returns one row per
     flow with ``<column>_kernel`` and ``<column>_sim`` for the shared columns (goodput,
     retransmissions, timeouts, RTTs, and from the series mean cwnd and smoothed-RTT mean and
-    p95 in the measurement window). ``attrs["bottleneck"]`` holds the bottleneck's queue
-    (mean, max, packets) and drop figures for both."""
+    p95 in the measurement window), and the kernel's time sending and held back by the receiver's
+    window or its own send buffer (``KERNEL_ONLY_COLUMNS``). ``attrs["bottleneck"]`` holds the
+    bottleneck's queue (mean, max, packets) and drop figures for both."""
     from ..runner import run  # the engine, imported late so the test bed works without it
 
     if isinstance(scenario, (str, Path)):
@@ -88,6 +92,8 @@ def compare(
         sides.append(f.merge(flow_figures(res, p.measure), on="id").drop(columns="id").set_index("name"))
     k, s = sides
     table = k.join(s.drop(columns="cc"), lsuffix="_kernel", rsuffix="_sim").reset_index()
+    held = kern.flows.reindex(columns=["name", *KERNEL_ONLY_COLUMNS]).set_index("name")
+    table = table.join(held.add_suffix("_kernel"), on="name")
     table.attrs["bottleneck"] = pd.DataFrame(
         [{"backend": "kernel", **bottleneck(kern, True)}, {"backend": "sim", **bottleneck(sim, False)}]
     )

@@ -58,8 +58,9 @@ _KEY = ["src", "seq", "ack", "len", "tsval"]
 
 
 def read_frames(path: str | Path) -> pd.DataFrame:
-    """The IPv4 TCP frames of a pcap: time (s), source address, seq, ack, payload length and
-    the timestamp option's value (which tells a retransmission from the original)."""
+    """The IPv4 TCP frames of a pcap: time (s), source address, seq, ack, payload length,
+    the timestamp option's value (which tells a retransmission from the original) and the
+    source port (which tells the bed's flows apart: they share its hosts)."""
     rows = []
     with open(path, "rb") as f:
         for ts, buf in dpkt.pcap.Reader(f):
@@ -70,8 +71,8 @@ def read_frames(path: str | Path) -> pd.DataFrame:
             options = dpkt.tcp.parse_opts(tcp.opts)
             tsval = next((v for k, v in options if k == dpkt.tcp.TCP_OPT_TIMESTAMP), b"")
             payload = ip.len - 4 * ip.hl - 4 * (tcp.off or 5)
-            rows.append((float(ts), ip.src, tcp.seq, tcp.ack, payload, tsval[:4]))
-    return pd.DataFrame(rows, columns=["time", *_KEY])
+            rows.append((float(ts), ip.src, tcp.seq, tcp.ack, payload, tsval[:4], tcp.sport))
+    return pd.DataFrame(rows, columns=["time", *_KEY, "sport"])
 
 
 def path_delays(first: pd.DataFrame, second: pd.DataFrame, src: bytes, min_len: int = 0) -> np.ndarray:

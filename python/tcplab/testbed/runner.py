@@ -360,6 +360,25 @@ def tcp_cc_vars(samples: pd.DataFrame, flow: int) -> pd.DataFrame:
     )
 
 
+#: tcp_info's counters of sending time (microseconds), by the flows table's column (seconds).
+LIMITED_COUNTERS = {
+    "busy_time": "busy_time_us",
+    "rwnd_limited_time": "rwnd_limited_us",
+    "sndbuf_limited_time": "sndbuf_limited_us",
+}
+
+
+def limited_seconds(last: pd.Series) -> dict[str, float]:
+    """How long the connection sent data, and how much of that the peer's window or its own
+    send buffer held it back, seconds over the whole run (tcpi_busy_time, tcpi_rwnd_limited,
+    tcpi_sndbuf_limited: Linux >= 4.10; NaN where the kernel or the sample lacks them). A
+    kernel flow limited by the receiver is not comparable with a simulated one that is not."""
+    return {
+        column: float(last[field]) / 1e6 if field in last and last[field] >= 0 else np.nan
+        for column, field in LIMITED_COUNTERS.items()
+    }
+
+
 def window_mean(t: np.ndarray, v: np.ndarray, window: tuple[float, float]) -> float:
     """Mean of samples taken at (nearly) regular times inside ``window``; NaN when none."""
     inside = (t >= window[0]) & (t <= window[1]) & np.isfinite(v)
@@ -419,6 +438,7 @@ def _records(
                 "min_rtt": min_rtt,
                 "final_cwnd": cwnds[-1] if cwnds else np.nan,
                 "kernel_cc": f.kernel_cc,
+                **limited_seconds(last),
             }
         )
     links = []

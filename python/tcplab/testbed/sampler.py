@@ -73,6 +73,10 @@ TCP_FIELDS = (
     "total_rto",
     "delivery_rate",
     "delivery_rate_app_limited",
+    "busy_time_us",
+    "rwnd_limited_us",
+    "sndbuf_limited_us",
+    "snd_wnd",
     "bbr_bw",
     "bbr_min_rtt_us",
     "bbr_pacing_gain",
@@ -98,11 +102,19 @@ _U32 = {
     "data_segs_out": 156,
     "delivered": 192,
     "dsack_dups": 216,
+    # The window the peer advertised, bytes (tcpi_snd_wnd, Linux >= 6.2).
+    "snd_wnd": 228,
 }
 _U64 = {
     "pacing_rate": 104,
     "bytes_acked": 120,
     "delivery_rate": 160,
+    # How long the connection has sent, and how much of that it was held back by the
+    # peer's window or by its own send buffer (tcpi_busy_time, tcpi_rwnd_limited,
+    # tcpi_sndbuf_limited, Linux >= 4.10; microseconds).
+    "busy_time_us": 168,
+    "rwnd_limited_us": 176,
+    "sndbuf_limited_us": 184,
     "bytes_sent": 200,
     "bytes_retrans": 208,
 }
