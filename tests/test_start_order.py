@@ -58,3 +58,12 @@ def test_the_measurement_refuses_bad_options(capsys):
     with pytest.raises(SystemExit) as e:
         so.main(["out.json", "--algorithm", "westwood"])
     assert e.value.code == 2 and "westwood" in capsys.readouterr().err
+
+
+def test_a_measurement_refuses_an_output_it_could_not_write_before_running(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        so.main([str(tmp_path / "missing" / "out.json")])
+    assert e.value.code == 2 and "does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        so.main([str(tmp_path / "out.json"), "--seed", "-3"])
+    assert e.value.code == 2 and "'-3' is not allowed" in capsys.readouterr().err

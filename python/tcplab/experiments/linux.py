@@ -62,7 +62,9 @@ class LinuxConformance(Experiment):
         "namespace's SNMP counters. The simulator models the bed's hosts as measured: all "
         "flows share one sender and one receiver, the bottleneck's token bucket, the receiving "
         "application's reads (an ACK that would shrink "
-        "the window waits for them) and the kernel's ACK latency, drawn per read and ACK (the profile "
+        "the window waits for them) and the kernel's ACK latency, drawn per read and ACK, and for two "
+        f"flows started together the measured chance ({cf.BED_SPLIT_START:.0%}) that one flow's "
+        "whole first window reaches the bottleneck before the other's, drawn per seed (the profile "
         "brings Linux's TSO deferral, PSH rule and SACK compression); beside the matrix it runs "
         "each entry again without each of "
         "these, and with engine 0.3.3's model, 6.18 receiver, against the same kernel runs. "
@@ -115,6 +117,13 @@ class LinuxConformance(Experiment):
             **model,
         }
         return cf.scenario(point, algo, sim_stack=self.sim_stack, jitter=self.jitter, seed=seed, **settings)
+
+    def bed_scenario(self, point: cf.Point, algo: str, seed: int = 1):
+        """The test bed's document of one matrix entry (its runs' store key and archive row):
+        the simulated side's without what the simulator models of the bed, which the bed does its
+        own way (``cf.kernel_scenario``), its flows started as the point says (the split of two
+        flows' first windows is the simulator's model of the bed's start, not a setting of it)."""
+        return cf.kernel_scenario(self.scenario(point, algo, seed=seed, split_start=None))
 
     def bed_models(self) -> dict[str, dict[str, Any]]:
         """The simulator's bed-model ablations run beside the matrix: each simulated entry
@@ -182,9 +191,11 @@ class LinuxConformance(Experiment):
                     continue
                 sim = self.scenario(point, algo, seed=1 + repeat)
                 params = {"scenario": point.name, "algorithm": algo, "repeat": repeat}
-                # The bed starts its flows as it does (the split is what the simulator models of it).
-                bed = cf.kernel_scenario(self.scenario(point, algo, seed=1 + repeat, split_start=None))
-                kernel = Run({**params, "backend": "kernel"}, bed, "kernel-native")
+                kernel = Run(
+                    {**params, "backend": "kernel"},
+                    self.bed_scenario(point, algo, 1 + repeat),
+                    "kernel-native",
+                )
                 yield point, algo, params, sim, kernel
 
     def kernel_keys(self, quick: bool) -> dict[tuple[str, str, int], str]:

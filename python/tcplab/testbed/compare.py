@@ -11,7 +11,7 @@ import pandas as pd
 from ..result import Result
 from ..scenario import Scenario
 from .plan import plan
-from .runner import run_scenario
+from .runner import LIMITED_COUNTERS, run_scenario
 
 COLUMNS = ["goodput_bps", "retransmissions", "timeouts", "mean_rtt", "min_rtt"]
 #: Figures from the sampled series inside the measurement window (``flow_figures``); the last,
@@ -20,7 +20,7 @@ COLUMNS = ["goodput_bps", "retransmissions", "timeouts", "mean_rtt", "min_rtt"]
 SERIES_COLUMNS = ["mean_cwnd", "mean_srtt", "p95_srtt", "mean_bw_estimate"]
 #: The kernel's own account of what held its flows back (testbed/runner.py, seconds over the
 #: run): no simulated counterpart, shown for the kernel side only.
-KERNEL_ONLY_COLUMNS = ["busy_time", "rwnd_limited_time", "sndbuf_limited_time"]
+KERNEL_ONLY_COLUMNS = list(LIMITED_COUNTERS)
 LINK_COLUMNS = ["packets_sent", "mean_queue", "max_queue", "drops_buffer_overflow", "drops_random_loss"]
 
 
@@ -65,6 +65,13 @@ def bottleneck(result: Result, kernel: bool) -> dict[str, Any]:
     return out
 
 
+def with_kernel_only(table: pd.DataFrame, kernel_flows: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (a row per flow, by ``name``) with the kernel's ``KERNEL_ONLY_COLUMNS`` as
+    ``<column>_kernel`` (NaN where a kernel run lacks them)."""
+    held = kernel_flows.reindex(columns=["name", *KERNEL_ONLY_COLUMNS]).set_index("name")
+    return table.join(held.add_suffix("_kernel"), on="name")
+
+
 def compare(
     scenario: Scenario | dict[str, Any] | str | Path,
     out_dir: str | Path | None = None,
@@ -91,9 +98,9 @@ def compare(
         f = res.flows.reindex(columns=["id", "name", "cc", *COLUMNS])
         sides.append(f.merge(flow_figures(res, p.measure), on="id").drop(columns="id").set_index("name"))
     k, s = sides
-    table = k.join(s.drop(columns="cc"), lsuffix="_kernel", rsuffix="_sim").reset_index()
-    held = kern.flows.reindex(columns=["name", *KERNEL_ONLY_COLUMNS]).set_index("name")
-    table = table.join(held.add_suffix("_kernel"), on="name")
+    table = with_kernel_only(
+        k.join(s.drop(columns="cc"), lsuffix="_kernel", rsuffix="_sim").reset_index(), kern.flows
+    )
     table.attrs["bottleneck"] = pd.DataFrame(
         [{"backend": "kernel", **bottleneck(kern, True)}, {"backend": "sim", **bottleneck(sim, False)}]
     )

@@ -152,7 +152,7 @@ def _measured_start_order() -> dict[str, Any]:
 #: turns interleave them (``BED_HOST_EGRESS``). A flow whose first windows come back as one
 #: train of ACKs leaves CUBIC's slow start a round early by HyStart's ACK-train rule (docs/
 #: kernel.md, "Two flows started together: one window after the other"). The simulator draws
-#: it per seed (``split_flow``).
+#: it per seed (``split_flow``), for every entry whose flows start together.
 BED_SPLIT_START: float = split_share(_measured_start_order())
 #: How much later the flow that goes second starts in the simulator when the windows split: its
 #: first segment then leaves the bottleneck 5.56 ms after the other's, as the bed's did (5.55 ms,
@@ -160,15 +160,18 @@ BED_SPLIT_START: float = split_share(_measured_start_order())
 SPLIT_START_DELAY: float = 1e-4
 
 
-def split_flow(point: Point, seed: int, share: float | None) -> int | None:
-    """The flow that starts ``SPLIT_START_DELAY`` late on this seed's run of ``point``, or None:
-    on points whose flows start together, with probability ``share`` (None: never), either flow
-    with equal chance. Drawn from its own stream of the seed, so the same seed splits the same way
-    whatever else changes."""
-    if share is None or point.flows < 2 or point.stagger > 0:
+def split_flow(point: Point, flows: int, seed: int, share: float | None) -> int | None:
+    """The flow that starts ``SPLIT_START_DELAY`` late on this seed's run of ``point`` with
+    ``flows`` flows, or None: where two or more flows start together (an algorithm's two-flow
+    points, and a pair's one-flow points: one flow each), with probability ``share`` (None:
+    never), any flow with equal chance. Drawn from its own stream of the seed (``random.Random``
+    seeded with a string, which does not depend on ``PYTHONHASHSEED``), so the same seed splits
+    the same way whatever else changes. The share was measured with CUBIC and is taken for every
+    algorithm: the order is the sender's, before any algorithm acts."""
+    if share is None or flows < 2 or point.stagger > 0:
         return None
     draw = random.Random(f"conformance split start {point.name} {seed}")
-    return draw.randrange(point.flows) if draw.random() < share else None
+    return draw.randrange(flows) if draw.random() < share else None
 
 
 MSS = 1000
@@ -396,7 +399,7 @@ def scenario(
         if rcv_truesize is not None:
             tcp["rcv_truesize"] = rcv_truesize
     s.set_tcp(**tcp)
-    late = split_flow(point, seed, split_start if sim_stack is not None else None)
+    late = split_flow(point, len(algos), seed, split_start if sim_stack is not None else None)
     for i, a in enumerate(algos):
         cc: Any = {"name": a, **KERNEL_DEFAULTS[a]} if sim_stack is not None and a in KERNEL_DEFAULTS else a
         host = 0 if shared_hosts else i

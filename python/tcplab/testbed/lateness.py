@@ -164,7 +164,7 @@ def measure(algorithms: Sequence[str], seed: int, work: Path) -> list[RunLatenes
     runs = []
     for algo in algorithms:
         out = work / algo
-        kernel = cf.kernel_scenario(LinuxConformance().scenario(base, algo, seed=seed))
+        kernel = LinuxConformance().bed_scenario(base, algo, seed=seed)
         run_scenario(kernel, out_dir=out, native=True, receiver_capture=True)
         runs.append(from_captures(out, f"{algo} on {base.name}, seed {seed}"))
     return runs
@@ -197,12 +197,31 @@ def address_bytes(dotted: str) -> bytes:
     return bytes(int(x) for x in dotted.split("."))
 
 
+def _json_to_write(value: str) -> Path:
+    """The measurement's output, checked before the bed runs for minutes: its directory exists."""
+    path = Path(value)
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{value!r}: its directory {str(path.parent)!r} does not exist")
+    return path
+
+
+def _first_seed(value: str) -> int:
+    """A seed of the matrix: a whole number from 1."""
+    try:
+        seed = int(value)
+    except ValueError:
+        seed = 0
+    if seed < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not allowed; a whole number from 1")
+    return seed
+
+
 def measurement_parser(doc: str, data_file: str) -> argparse.ArgumentParser:
     """The options every bed measurement takes: the json to write (``data_file`` as the
     example), the seed, the provenance's date and where to keep the captures."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    parser.add_argument("out", type=Path, help=f"the json to write (e.g. testbed/data/{data_file})")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("out", type=_json_to_write, help=f"the json to write (e.g. testbed/data/{data_file})")
+    parser.add_argument("--seed", type=_first_seed, default=1)
     parser.add_argument("--when", default="", help="date, kernel and machine, for the provenance")
     parser.add_argument("--keep", type=Path, help="keep the captures (and traces) in this directory")
     return parser

@@ -218,7 +218,7 @@ def measure(entries: Sequence[str], seed: int, work: Path) -> list[ReceiverRun]:
     for entry in entries:
         algo, point = parse_entry(entry)
         out = entry_dir(work, entry)
-        kernel = cf.kernel_scenario(LinuxConformance().scenario(point, algo, seed=seed))
+        kernel = LinuxConformance().bed_scenario(point, algo, seed=seed)
         with traced_reads(range(BASE_PORT, BASE_PORT + 10), out / "reads.trace"):
             run_scenario(kernel, out_dir=out, native=True, receiver_capture=True)
     return analyse(entries, seed, work)

@@ -86,11 +86,16 @@ def read_samples(path: Path, fields: tuple[str, ...], t0: float) -> pd.DataFrame
     """A sampler's output as a frame: ``time`` in seconds from ``t0`` (monotonic), then
     ``fields`` (numbers where they parse)."""
     rows = []
-    if path.exists():
-        for line in path.read_text().splitlines():
-            parts = line.split()
-            if len(parts) == len(fields) + 1:
-                rows.append(parts)
+    lines = path.read_text().splitlines() if path.exists() else []
+    for line in lines:
+        parts = line.split()
+        if len(parts) == len(fields) + 1:  # (a line cut short when the sampler stopped is left out)
+            rows.append(parts)
+    if lines and not rows:
+        raise ValueError(
+            f"{path}: none of its {len(lines)} line(s) has the {len(fields) + 1} columns of time and "
+            f"{', '.join(fields[:3])}, ...: a sample file from another version of the sampler?"
+        )
     df = pd.DataFrame(rows, columns=["time", *fields])
     for c in df.columns:
         if c != "kind" and c != "handle":

@@ -102,7 +102,7 @@ _U32 = {
     "data_segs_out": 156,
     "delivered": 192,
     "dsack_dups": 216,
-    # The window the peer advertised, bytes (tcpi_snd_wnd, Linux >= 6.2).
+    # The window the peer advertised, bytes (tcpi_snd_wnd, Linux >= 5.4).
     "snd_wnd": 228,
 }
 _U64 = {

@@ -85,8 +85,7 @@ def measure(runs: int, seed: int, algorithm: str, work: Path) -> list[float]:
     out = []
     for k in range(runs):
         run_dir = work / f"run{k}"
-        sim = exp.scenario(point, algorithm, seed=seed + k, split_start=None)
-        run_scenario(cf.kernel_scenario(sim), out_dir=run_dir, native=True)
+        run_scenario(exp.bed_scenario(point, algorithm, seed=seed + k), out_dir=run_dir, native=True)
         out.append(offset_ms(first_segments(run_dir / ROUTER_CAPTURE)))
         print(f"run {k}: {out[-1]:+.3f} ms", flush=True)
     return out
