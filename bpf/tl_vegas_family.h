@@ -242,6 +242,17 @@ static __always_inline void tl_end_round(struct tl_ca *ca, int limited)
 	tl_rule_after_round(ca, in_ss, rtt, view_cwnd);
 }
 
+/* With -DTL_TRACE (`make TRACE=1`): one trace_pipe line per finished round, "tlround" and the
+ * sender's port, the round's last and minimum RTT (us), alpha, beta and cwnd in 1/256ths, so
+ * that the kernel's threshold path can be set beside the simulator's (docs/kernel.md). */
+static __always_inline void tl_trace_round(const struct sock *sk, const struct tl_ca *ca)
+{
+#if defined(TL_TRACE) && !defined(TL_NATIVE)
+	bpf_printk("tlround %u %u %u %u %u %u", sk->__sk_common.skc_num, ca->p_last, ca->p_min,
+		   ca->alpha_fp >> 8, ca->beta_fp >> 8, ca->cwnd_fp >> 8);
+#endif
+}
+
 void TL_OP(tl_init, struct sock *sk)
 {
 	struct tcp_sock *tp = tl_tcp_sk(sk);
@@ -304,6 +315,7 @@ void TL_OP(tl_cong_avoid, struct sock *sk, u32 ack, u32 acked)
 	if (ca->pending) {
 		ca->pending = 0;
 		tl_end_round(ca, limited);
+		tl_trace_round(sk, ca);
 	}
 	tl_commit(tp, ca);
 }

@@ -157,6 +157,24 @@ def test_every_algorithm_registers_carries_a_transfer_and_unregisters(built, tmp
     assert not set(kernel.OBJECTS) & set(kernel.loaded())
 
 
+@needs_tools
+def test_a_traced_build_writes_a_line_per_round_and_the_normal_build_does_not(built, tmp_path):
+    """`make TRACE=1` compiles the Vegas family's round trace (tl_trace_round) into the object;
+    the objects the bed loads have none of it."""
+    import subprocess
+
+    out = tmp_path / "build-trace"
+    out.mkdir()
+    (out / "vmlinux.h").write_bytes((built / "vmlinux.h").read_bytes())
+    subprocess.run(
+        ["make", "-s", "TRACE=1", f"OUT={out}", str(out / "tl_newvegas.bpf.o")],
+        cwd=kernel.bpf_dir(),
+        check=True,
+    )
+    assert b"tlround" in (out / "tl_newvegas.bpf.o").read_bytes()
+    assert b"tlround" not in (built / "tl_newvegas.bpf.o").read_bytes()
+
+
 @needs_root
 @needs_tools
 def test_teardown_on_error(built):
