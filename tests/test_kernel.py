@@ -177,6 +177,28 @@ def test_a_traced_build_writes_a_line_per_round_and_the_normal_build_does_not(bu
 
 @needs_root
 @needs_tools
+def test_a_run_with_the_round_trace_has_the_kernels_thresholds(built, tmp_path):
+    """With ca_trace the bed loads the traced NewVegas, and each of its rounds is a cc_vars row
+    set (alpha from 1, the round's RTT above the path's 24 ms); the next plain run registers the
+    plain object again."""
+    s = Scenario.dumbbell(1, link("20Mbps", "10ms", 100), duration=4)
+    s.add_flow("s0", "d0", "newvegas")
+    r = run_scenario(s, out_dir=tmp_path, capture=False, ca_trace=True)
+    v = r.cc_vars
+    alpha = v[v["name"] == "alpha"]
+    assert len(alpha) >= 20 and r.meta["ca_trace_rounds"] == len(alpha), "a round every RTT for 4 s"
+    assert alpha["value"].min() >= 1.0 and set(alpha["flow"]) == {0}
+    rtt = v[v["name"] == "round_rtt"]["value"]
+    assert rtt.min() > 0.023 and rtt.max() < 0.2
+    assert alpha["time"].between(-0.5, 5.0).all(), "on the run's clock"
+    assert (tmp_path / "ca_trace.txt").stat().st_size > 0
+    plain = run_scenario(s, capture=False)
+    assert plain.cc_vars.empty or not (plain.cc_vars["name"] == "alpha").any()
+    assert kernel._record("tl_newvegas")["sha256"] == kernel._digest(kernel.build_object("tl_newvegas"))
+
+
+@needs_root
+@needs_tools
 def test_teardown_on_error(built):
     with (
         pytest.raises(RuntimeError, match="boom"),

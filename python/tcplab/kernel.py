@@ -92,13 +92,15 @@ def build_delay() -> Path:
     return exe
 
 
-def build_object(kname: str) -> Path:
+def build_object(kname: str, trace: bool = False) -> Path:
     """One algorithm's BPF object, rebuilt when its source, a header or the kernel's BTF
-    dump is newer (make decides, as for ``build``)."""
-    out = build_dir()
+    dump is newer (make decides, as for ``build``). ``trace``: the build whose Vegas-family
+    ports print one trace_pipe line per round (``make TRACE=1``, testbed/ca_trace.py), in a
+    directory of its own."""
+    out = build_dir() / "trace" if trace else build_dir()
     out.mkdir(parents=True, exist_ok=True)
     obj = out / f"{kname}.bpf.o"
-    _run(["make", "-s", f"OUT={out}", str(obj)], cwd=bpf_dir())
+    _run(["make", "-s", f"OUT={out}", *(["TRACE=1"] if trace else []), str(obj)], cwd=bpf_dir())
     return obj
 
 
@@ -127,15 +129,16 @@ def loaded() -> list[str]:
     return CONTROLS.read_text().split()
 
 
-def load(name: str) -> str:
+def load(name: str, trace: bool = False) -> str:
     """Registers one algorithm as built from the current source; returns its kernel name.
 
     The object is rebuilt when its source is newer. A registration that ``load`` made from
-    the very same object is kept; any other (an older build, or one made by someone else)
-    is replaced, so an edited bpf/*.c always reaches the next run. Connections that use the
-    replaced one keep it until they close."""
+    the very same object is kept; any other (an older build, the traced build or the plain
+    one, or one made by someone else) is replaced, so an edited bpf/*.c always reaches the
+    next run. Connections that use the replaced one keep it until they close. ``trace``: the
+    build that traces each round (``build_object``)."""
     kname = kernel_name(name)
-    obj = build_object(kname)
+    obj = build_object(kname, trace)
     digest = _digest(obj)
     now = _registered(kname)
     if kname in loaded() and len(now) == 1 and _record(kname) == {"map_id": now[0].id, "sha256": digest}:

@@ -27,16 +27,26 @@ def run_cmd(
     file: Annotated[Path, typer.Argument(help="Scenario TOML (the supported subset of the simulator's).")],
     out: Annotated[Path | None, typer.Option(help="Directory for records (parquet) and the pcap.")] = None,
     capture: Annotated[bool, typer.Option(help="Capture the bottleneck to a pcap in --out.")] = True,
+    ca_trace: Annotated[
+        bool,
+        typer.Option(
+            help="Build tcplab's Vegas-family ports to trace each round (alpha, beta, the round's "
+            "RTT) into the run's cc_vars, and keep the trace in --out."
+        ),
+    ] = False,
 ) -> None:
     """Run a scenario on the kernel test bed and print its flows."""
     try:
-        r = run_scenario(file, out_dir=out, capture=capture)
-    except (ScenarioError, net.TestbedError, RuntimeError) as e:
+        r = run_scenario(file, out_dir=out, capture=capture, ca_trace=ca_trace)
+    except (ScenarioError, net.TestbedError, RuntimeError, OSError) as e:
         _fail(str(e))
     if out is not None:
         r.to_parquet(out)
     cols = ["name", "cc", "kernel_cc", "goodput_bps", "retransmissions", "mean_rtt", "min_rtt"]
     typer.echo(r.flows[cols].to_string(index=False))
+    if ca_trace:
+        traced = r.cc_vars[r.cc_vars["name"] == "alpha"] if len(r.cc_vars) else r.cc_vars
+        typer.echo(f"rounds traced: {len(traced)} (cc_vars alpha, beta, round_rtt, round_min_rtt)")
 
 
 @app.command("archive")

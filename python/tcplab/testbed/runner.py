@@ -18,6 +18,7 @@ import pandas as pd
 from .. import kernel
 from ..result import TABLES, Result
 from ..scenario import Scenario
+from . import ca_trace as ca_trace_reader
 from . import net
 from .available import BED
 from .plan import TestbedPlan, plan
@@ -160,12 +161,15 @@ def run_plan(
     sample_interval: float = SAMPLE_INTERVAL,
     receiver_capture: bool = False,
     sender_capture: bool = False,
+    ca_trace: bool = False,
 ) -> Result:
     """Runs one planned scenario on the bed. ``capture``: the bottleneck's egress (r1) into
     ``out_dir/bottleneck.pcap``; ``receiver_capture``: the receiver's interface (h0) too, into
     ``out_dir/receiver.pcap`` (both ends of the delay element: ``testbed.lateness``);
     ``sender_capture``: the sender's interface (s0) too, into ``out_dir/sender.pcap`` (data
-    as it leaves, ACKs as they arrive: what the sender's estimators see)."""
+    as it leaves, ACKs as they arrive: what the sender's estimators see); ``ca_trace``: tcplab's
+    ports built to trace each round, whose lines become ``cc_vars`` rows (testbed/ca_trace.py;
+    Vegas-family ports only; kept as ``out_dir/ca_trace.txt``)."""
     ports = any(f.kernel_cc.startswith("tl_") for f in p.flows)
     net.require(
         (*BED, "nstat")
@@ -176,7 +180,7 @@ def run_plan(
     delay_exe = kernel.build_delay()
     for f in p.flows:
         if f.kernel_cc.startswith("tl_"):  # the kernel's own reno/cubic need no loading
-            kernel.load(f.kernel_cc)
+            kernel.load(f.kernel_cc, trace=ca_trace)
     mtu = p.mtu
     work = Path(tempfile.mkdtemp(prefix="tcplab-bed-"))
     out = Path(out_dir) if out_dir is not None else None
@@ -235,6 +239,7 @@ def run_plan(
         for sp in samplers:
             _await_line(sp, "ready", "the tcp_info/qdisc sampler")
         snmp_before = _nstat(bed)
+        tracer = ca_trace_reader.start(work / "ca_trace.txt") if ca_trace else None
         time.sleep(0.3)
         flows = [{"cc": f.kernel_cc, "start": f.start, "stop": f.stop} for f in p.flows]
         sender = bed.spawn("s", *send_command(net.RECEIVER_ADDR, BASE_PORT, SOURCE_PORT, flows))
@@ -245,6 +250,8 @@ def run_plan(
         if sent["errors"]:
             raise net.TestbedError(f"the traffic sender failed: {'; '.join(sent['errors'])}")
         snmp_after = _nstat(bed)
+        if tracer is not None:
+            ca_trace_reader.stop(tracer)
         died = [sp for sp in samplers if sp.poll() is not None]
         for sp in samplers:
             sp.terminate()
@@ -264,15 +271,26 @@ def run_plan(
         delay = net.delay_counters(bed)
     samples = read_samples(work / "tcp.txt", TCP_FIELDS, t0)
     qsamples = read_samples(work / "qdisc.txt", QDISC_FIELDS, t0)
-    if out is not None:
-        for name in ("tcp.txt", "qdisc.txt"):
-            (work / name).replace(out / f"samples_{name}")
-    for name in ("tcp.txt", "qdisc.txt"):
+    traced = (
+        ca_trace_reader.rounds(
+            (work / "ca_trace.txt").read_text(errors="replace"), t0, SOURCE_PORT, len(p.flows)
+        )
+        if ca_trace
+        else None
+    )
+    kept = {"tcp.txt": "samples_tcp.txt", "qdisc.txt": "samples_qdisc.txt", "ca_trace.txt": "ca_trace.txt"}
+    for name, keep_as in kept.items():
+        if out is not None and (work / name).exists():
+            (work / name).replace(out / keep_as)
         (work / name).unlink(missing_ok=True)
     work.rmdir()
     snmp = {k: snmp_after[k] - snmp_before.get(k, 0) for k in snmp_after if k in SNMP}
     extra = {"snmp": snmp, "sample_interval": sample_interval, "delay_element": delay}
-    return _records(p, received["received"], qstats, out if capture else None, samples, qsamples, extra)
+    result = _records(p, received["received"], qstats, out if capture else None, samples, qsamples, extra)
+    if traced is not None:
+        result.cc_vars = pd.concat([result.cc_vars, traced], ignore_index=True)
+        result.meta["ca_trace_rounds"] = int((traced["name"] == "alpha").sum())
+    return result
 
 
 def flow_samples(samples: pd.DataFrame, port: int) -> pd.DataFrame:
@@ -517,6 +535,7 @@ def run_scenario(
     sample_interval: float = SAMPLE_INTERVAL,
     receiver_capture: bool = False,
     sender_capture: bool = False,
+    ca_trace: bool = False,
 ) -> Result:
     """Runs a simulator scenario (the supported subset, see ``plan``) on the kernel test bed.
 
@@ -526,8 +545,8 @@ def run_scenario(
     (cwnd, srtt, rttvar, min_rtt, bytes acked, ...) every ``sample_interval``, ``queues``
     the bottleneck's backlog, ``meta["snmp"]`` the sender namespace's SNMP counters over the
     run. ``native``: reno/cubic are the kernel's own (``plan``); ``receiver_capture`` and
-    ``sender_capture``: a capture at the receiver or the sender beside the bottleneck's
-    (``run_plan``). Needs root."""
+    ``sender_capture``: a capture at the receiver or the sender beside the bottleneck's;
+    ``ca_trace``: the Vegas-family ports' round trace as ``cc_vars`` (``run_plan``). Needs root."""
     if isinstance(scenario, (str, Path)):
         scenario = Scenario.load(scenario)
     return run_plan(
@@ -537,4 +556,5 @@ def run_scenario(
         sample_interval=sample_interval,
         receiver_capture=receiver_capture,
         sender_capture=sender_capture,
+        ca_trace=ca_trace,
     )

@@ -1,0 +1,58 @@
+"""The Vegas-family BPF ports' round trace on the test bed: what the kernel's algorithm decided
+at the end of each round, read beside a run (``run_scenario(..., ca_trace=True)``).
+
+A port built with ``make TRACE=1`` (bpf/tl_vegas_family.h, ``tl_trace_round``) prints one line
+per finished round to the kernel's trace buffer: ``tlround`` and the sender's port, the round's
+last and minimum RTT (us), alpha, beta and cwnd in 1/256ths. The bed reads ``trace_pipe`` on
+the monotonic clock (the sampler's), and the lines become the run's ``cc_vars`` under the
+simulator's names (``alpha``, ``beta``, ``round_rtt`` in seconds, ``round_min_rtt``), so the
+kernel's threshold path can be drawn beside the simulator's (docs/kernel.md).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+TRACEFS = Path("/sys/kernel/tracing")
+#: One round: the trace buffer's timestamp (s), then the port's fields.
+_LINE = re.compile(r"\s(\d+\.\d+): bpf_trace_printk: tlround (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)\s*$")
+#: The simulator's variable names for the traced fields, and their scale.
+_FIELDS = (("round_rtt", 1e-6), ("round_min_rtt", 1e-6), ("alpha", 1 / 256), ("beta", 1 / 256))
+
+
+def start(out: Path) -> subprocess.Popen:
+    """Mounts tracefs if it is not, puts the trace buffer on the monotonic clock, empties it
+    and starts copying ``trace_pipe`` to ``out`` (root)."""
+    if not (TRACEFS / "trace_pipe").exists():
+        subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=True, capture_output=True)
+    (TRACEFS / "trace_clock").write_text("mono")
+    (TRACEFS / "trace").write_text("")
+    with out.open("w") as sink:
+        return subprocess.Popen(["cat", str(TRACEFS / "trace_pipe")], stdout=sink)
+
+
+def stop(reader: subprocess.Popen) -> None:
+    reader.terminate()
+    reader.wait(timeout=5)
+
+
+def rounds(text: str, t0: float, first_port: int, flows: int) -> pd.DataFrame:
+    """The traced rounds of ``flows`` connections whose sender ports run from ``first_port``, as
+    ``cc_vars`` rows (time from ``t0`` in seconds, flow, name, value); lines of other sockets
+    or programs are left out."""
+    rows = []
+    for line in text.splitlines():
+        m = _LINE.search(line)
+        if m is None:
+            continue
+        flow = int(m.group(2)) - first_port
+        if not 0 <= flow < flows:
+            continue
+        t = float(m.group(1)) - t0
+        for (name, scale), raw in zip(_FIELDS, m.group(3, 4, 5, 6), strict=True):
+            rows.append((t, flow, name, int(raw) * scale))
+    return pd.DataFrame(rows, columns=["time", "flow", "name", "value"])
