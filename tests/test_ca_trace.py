@@ -28,3 +28,11 @@ def test_each_round_becomes_cc_vars_rows_under_the_simulators_names():
 
 def test_no_trace_gives_no_rows():
     assert ca_trace.rounds("", t0=0.0, first_port=6301, flows=1).empty
+
+
+def test_a_trace_buffer_that_cannot_be_used_is_a_clear_error(tmp_path, monkeypatch):
+    not_a_directory = tmp_path / "tracing"
+    not_a_directory.write_text("")
+    monkeypatch.setattr(ca_trace, "TRACEFS", not_a_directory)
+    with pytest.raises(RuntimeError, match="cannot be used.*CONFIG_TRACING"):
+        ca_trace.start(tmp_path / "out.txt")

@@ -27,10 +27,16 @@ _FIELDS = (("round_rtt", 1e-6), ("round_min_rtt", 1e-6), ("alpha", 1 / 256), ("b
 def start(out: Path) -> subprocess.Popen:
     """Mounts tracefs if it is not, puts the trace buffer on the monotonic clock, empties it
     and starts copying ``trace_pipe`` to ``out`` (root)."""
-    if not (TRACEFS / "trace_pipe").exists():
-        subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=True, capture_output=True)
-    (TRACEFS / "trace_clock").write_text("mono")
-    (TRACEFS / "trace").write_text("")
+    try:
+        if not (TRACEFS / "trace_pipe").exists():
+            subprocess.run(["mount", "-t", "tracefs", "nodev", str(TRACEFS)], check=True, capture_output=True)
+        (TRACEFS / "trace_clock").write_text("mono")
+        (TRACEFS / "trace").write_text("")
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise RuntimeError(
+            f"the kernel's trace buffer ({TRACEFS}) cannot be used ({e}); the round trace needs root "
+            "and a kernel with tracing (CONFIG_TRACING)"
+        ) from None
     with out.open("w") as sink:
         return subprocess.Popen(["cat", str(TRACEFS / "trace_pipe")], stdout=sink)
 

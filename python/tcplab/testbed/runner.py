@@ -240,18 +240,20 @@ def run_plan(
             _await_line(sp, "ready", "the tcp_info/qdisc sampler")
         snmp_before = _nstat(bed)
         tracer = ca_trace_reader.start(work / "ca_trace.txt") if ca_trace else None
-        time.sleep(0.3)
-        flows = [{"cc": f.kernel_cc, "start": f.start, "stop": f.stop} for f in p.flows]
-        sender = bed.spawn("s", *send_command(net.RECEIVER_ADDR, BASE_PORT, SOURCE_PORT, flows))
-        # Every connection is open; the sender's zero is the run's time 0.
-        t0 = int(_await_line(sender, "start", "the traffic sender").split()[1]) / 1e9
-        sent = _traffic_report(sender, p.duration + 60, "the traffic sender")
-        received = _traffic_report(server, 30, "the traffic receiver")
-        if sent["errors"]:
-            raise net.TestbedError(f"the traffic sender failed: {'; '.join(sent['errors'])}")
-        snmp_after = _nstat(bed)
-        if tracer is not None:
-            ca_trace_reader.stop(tracer)
+        try:
+            time.sleep(0.3)
+            flows = [{"cc": f.kernel_cc, "start": f.start, "stop": f.stop} for f in p.flows]
+            sender = bed.spawn("s", *send_command(net.RECEIVER_ADDR, BASE_PORT, SOURCE_PORT, flows))
+            # Every connection is open; the sender's zero is the run's time 0.
+            t0 = int(_await_line(sender, "start", "the traffic sender").split()[1]) / 1e9
+            sent = _traffic_report(sender, p.duration + 60, "the traffic sender")
+            received = _traffic_report(server, 30, "the traffic receiver")
+            if sent["errors"]:
+                raise net.TestbedError(f"the traffic sender failed: {'; '.join(sent['errors'])}")
+            snmp_after = _nstat(bed)
+        finally:
+            if tracer is not None:  # (also when the run fails: no reader left behind)
+                ca_trace_reader.stop(tracer)
         died = [sp for sp in samplers if sp.poll() is not None]
         for sp in samplers:
             sp.terminate()
