@@ -253,6 +253,16 @@ static __always_inline void tl_trace_round(const struct sock *sk, const struct t
 #endif
 }
 
+/* With -DTL_TRACE: one line per loss response (`ssthresh` call), "tlloss", the sender's port,
+ * the window it cut from and the new ssthresh in 1/256ths, and alpha after the rule's reaction. */
+static __always_inline void tl_trace_loss(const struct sock *sk, const struct tl_ca *ca)
+{
+#if defined(TL_TRACE) && !defined(TL_NATIVE)
+	bpf_printk("tlloss %u %u %u %u", sk->__sk_common.skc_num, ca->cwnd_fp >> 8, ca->ssthresh_fp >> 8,
+		   ca->alpha_fp >> 8);
+#endif
+}
+
 void TL_OP(tl_init, struct sock *sk)
 {
 	struct tcp_sock *tp = tl_tcp_sk(sk);
@@ -348,6 +358,7 @@ u32 TL_OP(tl_ssthresh, struct sock *sk)
 	tl_sync(tp, ca);
 	tl_rule_on_loss(ca, TL_LOSS_DUPACK);
 	ca->ssthresh_fp = tl_scaled_at_least_two(ca->cwnd_fp, 3, 4);
+	tl_trace_loss(sk, ca);
 	return ca->ssthresh_fp >> TL_FP_SHIFT;
 }
 

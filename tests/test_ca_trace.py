@@ -11,12 +11,27 @@ TEXT = """\
           <idle>-0       [000] ..s1. 13713.001000: bpf_trace_printk: something else 1 2 3
         tl_delay-32224   [001] ..s31 13713.190242: bpf_trace_printk: tlround 6302 41139 41103 80 241 1444
         tl_delay-32224   [001] ..s31 13713.231466: bpf_trace_printk: tlround 7000 41173 41173 80 241 1700
+        tl_delay-32224   [001] ..s31 13713.300000: bpf_trace_printk: tlloss 6301 3072 2304 174
+        tl_delay-32224   [001] ..s31 13713.310000: bpf_trace_printk: tlloss 6301 3072
 """
 
 
 def test_each_round_becomes_cc_vars_rows_under_the_simulators_names():
     rows = ca_trace.rounds(TEXT, t0=13712.0, first_port=6301, flows=2)
-    assert set(rows["name"]) == {"round_rtt", "round_min_rtt", "alpha", "beta"}
+    assert set(rows["name"]) == {
+        "round_rtt",
+        "round_min_rtt",
+        "alpha",
+        "beta",
+        "loss_cwnd",
+        "loss_ssthresh",
+        "loss_alpha",
+    }
+    loss = rows[rows["name"].str.startswith("loss_")].set_index("name")["value"]
+    assert (loss["loss_cwnd"], loss["loss_ssthresh"]) == (12.0, 9.0) and loss["loss_alpha"] == pytest.approx(
+        174 / 256
+    )
+    assert len(loss) == 3, "a line with fields missing is left out"
     first = rows[rows["flow"] == 0].set_index("name")["value"]
     assert first["round_rtt"] == pytest.approx(0.041076) and first["round_min_rtt"] == pytest.approx(0.041001)
     assert (first["alpha"], first["beta"]) == (1.0, 3.0), "1/256ths"

@@ -6,7 +6,9 @@ per finished round to the kernel's trace buffer: ``tlround`` and the sender's po
 last and minimum RTT (us), alpha, beta and cwnd in 1/256ths. The bed reads ``trace_pipe`` on
 the monotonic clock (the sampler's), and the lines become the run's ``cc_vars`` under the
 simulator's names (``alpha``, ``beta``, ``round_rtt`` in seconds, ``round_min_rtt``), so the
-kernel's threshold path can be drawn beside the simulator's (docs/kernel.md).
+kernel's threshold path can be drawn beside the simulator's (docs/kernel.md). Each loss
+response (the port's ``ssthresh`` hook) prints ``tlloss``: the window it cut from, the new
+ssthresh and alpha after the rule's reaction (``loss_cwnd``, ``loss_ssthresh``, ``loss_alpha``).
 """
 
 from __future__ import annotations
@@ -18,10 +20,20 @@ from pathlib import Path
 import pandas as pd
 
 TRACEFS = Path("/sys/kernel/tracing")
-#: One round: the trace buffer's timestamp (s), then the port's fields.
-_LINE = re.compile(r"\s(\d+\.\d+): bpf_trace_printk: tlround (\d+) (\d+) (\d+) (\d+) (\d+) (\d+)\s*$")
-#: The simulator's variable names for the traced fields, and their scale.
-_FIELDS = (("round_rtt", 1e-6), ("round_min_rtt", 1e-6), ("alpha", 1 / 256), ("beta", 1 / 256))
+#: One round or one loss response: the trace buffer's timestamp (s), the kind, then the port's
+#: fields.
+_LINE = re.compile(r"\s(\d+\.\d+): bpf_trace_printk: (tlround|tlloss) (\d+)((?: \d+)+)\s*$")
+#: The cc_vars names of each kind's fields after the port (None: not kept), and their scale.
+_FIELDS = {
+    "tlround": (
+        ("round_rtt", 1e-6),
+        ("round_min_rtt", 1e-6),
+        ("alpha", 1 / 256),
+        ("beta", 1 / 256),
+        (None, 1),
+    ),
+    "tlloss": (("loss_cwnd", 1 / 256), ("loss_ssthresh", 1 / 256), ("loss_alpha", 1 / 256)),
+}
 
 
 def start(out: Path) -> subprocess.Popen:
@@ -55,10 +67,14 @@ def rounds(text: str, t0: float, first_port: int, flows: int) -> pd.DataFrame:
         m = _LINE.search(line)
         if m is None:
             continue
-        flow = int(m.group(2)) - first_port
-        if not 0 <= flow < flows:
+        fields, values = _FIELDS[m.group(2)], m.group(4).split()
+        flow = int(m.group(3)) - first_port
+        if not 0 <= flow < flows or len(values) != len(fields):
             continue
         t = float(m.group(1)) - t0
-        for (name, scale), raw in zip(_FIELDS, m.group(3, 4, 5, 6), strict=True):
-            rows.append((t, flow, name, int(raw) * scale))
+        rows += [
+            (t, flow, name, int(raw) * scale)
+            for (name, scale), raw in zip(fields, values, strict=True)
+            if name
+        ]
     return pd.DataFrame(rows, columns=["time", "flow", "name", "value"])
