@@ -46,7 +46,10 @@ def run_cmd(
     typer.echo(r.flows[cols].to_string(index=False))
     if ca_trace:
         traced = r.cc_vars[r.cc_vars["name"] == "alpha"] if len(r.cc_vars) else r.cc_vars
-        typer.echo(f"rounds traced: {len(traced)} (cc_vars alpha, beta, round_rtt, round_min_rtt)")
+        if len(traced):
+            typer.echo(f"rounds traced: {len(traced)} (cc_vars alpha, beta, round_rtt, round_min_rtt)")
+        else:
+            typer.echo("rounds traced: none (only tcplab's Vegas-family ports trace their rounds)")
 
 
 @app.command("archive")

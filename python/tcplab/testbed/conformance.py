@@ -452,7 +452,9 @@ def kernel_scenario(sim: Scenario) -> Scenario:
     bucket (the bed's own are what they model; the bed cannot change them), without the parameters
     that only say what the kernel's module does anyway, and with ``stack = "linux"`` (what
     the bed is; segments then carry ``MSS`` payload bytes, the frame ``FRAME_OVERHEAD``
-    more, whatever profile the simulator's side uses)."""
+    more, whatever profile the simulator's side uses). Flow starts are kept as they are: a
+    simulated document with a split start (``split_flow``) would start the bed's flow late, so
+    the matrix's bed documents come from ``LinuxConformance.bed_scenario``."""
     k = Scenario(copy.deepcopy(sim.doc))
     bottleneck = k.doc["topology"]["bottleneck"]
     bottleneck.pop("jitter", None)
